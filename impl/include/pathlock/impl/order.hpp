@@ -1,0 +1,55 @@
+#pragma once
+// Acquisition orders: strict total orders on locks (named by paths).
+//
+// A task acquires its plan in strictly increasing order of its scheme's order
+// and waits for at most one lock at a time. Seed 000's theorem: then no
+// deadlock is possible, whatever the order, as long as it is one strict total
+// order shared by all tasks. The order is pluggable: any function that is a
+// strict total order on paths will do; the built-in ones are below.
+
+#include <compare>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "pathlock/model/path.hpp"
+
+namespace pathlock::impl {
+
+class LockOrder {
+ public:
+  // Must be a strict total order: antisymmetric, transitive, and returning
+  // `equal` only for equal paths.
+  using Compare = std::strong_ordering (*)(const model::Path&, const model::Path&);
+
+  LockOrder(std::string name, std::string description, Compare compare_fn)
+      : name_(std::move(name)), description_(std::move(description)), compare_(compare_fn) {}
+
+  const std::string& name() const noexcept { return name_; }
+  const std::string& description() const noexcept { return description_; }
+  std::strong_ordering compare(const model::Path& a, const model::Path& b) const noexcept {
+    return compare_(a, b);
+  }
+  bool less(const model::Path& a, const model::Path& b) const noexcept { return compare_(a, b) < 0; }
+
+  // Default (seed 000): ancestor first (shallower depth first), then
+  // lexicographic by component.
+  static const LockOrder& ancestor_first();
+  // Lexicographic by component alone (pre-order of the tree): ancestors still
+  // come first, since a path precedes its extensions.
+  static const LockOrder& preorder();
+  // Deepest first, then lexicographic by component: the reverse of the
+  // design notes' depth rule, and still a strict total order.
+  static const LockOrder& deepest_first();
+
+  static std::span<const LockOrder* const> builtins();
+  // nullptr if no built-in order has that name.
+  static const LockOrder* find(std::string_view name);
+
+ private:
+  std::string name_;
+  std::string description_;
+  Compare compare_;
+};
+
+}  // namespace pathlock::impl

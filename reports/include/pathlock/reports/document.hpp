@@ -1,0 +1,59 @@
+#pragma once
+// A small document model (headings, paragraphs, tables, alerts, code) with
+// three renderers, so the terminal, Markdown and HTML forms of a report say
+// the same thing from one source.
+
+#include <string>
+#include <vector>
+
+namespace pathlock::reports {
+
+enum class CellStyle {
+  kPlain,
+  kAllow,   // ✓: may run together (green)
+  kBlock,   // ✗: blocked (red)
+  kMirror,  // the mirror image of a cell above the diagonal (faded grey)
+  kHeader,  // a row label
+};
+
+struct Cell {
+  std::string text;
+  CellStyle style = CellStyle::kPlain;
+};
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<Cell>> rows;
+};
+
+enum class BlockKind { kHeading1, kHeading2, kHeading3, kParagraph, kTable, kAlert, kCode };
+
+struct Block {
+  BlockKind kind;
+  std::string text;  // for everything but tables
+  Table table;       // for kTable
+};
+
+class Document {
+ public:
+  void heading(int level, std::string text);
+  void paragraph(std::string text);
+  void alert(std::string text);
+  void code(std::string text);
+  void table(Table table);
+  const std::vector<Block>& blocks() const noexcept { return blocks_; }
+
+ private:
+  std::vector<Block> blocks_;
+};
+
+enum class Color { kNone, kAnsi };
+std::string render_terminal(const Document& doc, Color color);
+std::string render_markdown(const Document& doc);
+std::string render_html(const Document& doc, const std::string& title);
+
+// Cells for verdicts: ✓ (allows) or ✗ (blocks), styled.
+Cell allow_cell();
+Cell block_cell();
+
+}  // namespace pathlock::reports

@@ -1,0 +1,103 @@
+#pragma once
+// The static concurrency table of a scheme, computed from its plans.
+//
+// Every unordered pair of operations over a generated tree (the same operation
+// twice included) is judged twice, independently:
+//   the specification  model::conflicts(A, B)              (the oracle)
+//   the scheme         impl::plans_conflict(plan(A), plan(B))
+// and the results are folded into:
+//   - the six pair categories (single-path pairs): a category is blocked iff
+//     some pair of it has conflicting plans (DESIGN.md, "blocks");
+//   - both scores, derived from the category verdicts;
+//   - unsafe pairs: the requests conflict but the plans can be held together;
+//   - over-blocked pairs: the plans conflict but the requests do not.
+// Witnesses are the first pairs found, and pairs are visited smallest first.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "pathlock/impl/plan.hpp"
+#include "pathlock/impl/scheme.hpp"
+#include "pathlock/model/category.hpp"
+#include "pathlock/model/conflict.hpp"
+#include "pathlock/sim/tree.hpp"
+
+namespace pathlock::sim {
+
+// Two operations, their plans, and why they do or do not conflict.
+struct PairWitness {
+  model::Operation first;
+  model::Operation second;
+  impl::Plan first_plan;
+  impl::Plan second_plan;
+  std::optional<impl::PlanConflict> lock_conflict;       // set iff the plans conflict
+  std::optional<model::ConflictWitness> spec_conflict;  // set iff the requests conflict
+};
+
+struct CategoryResult {
+  model::PairCategory category;
+  model::Verdict verdict = model::Verdict::kAllows;
+  std::uint64_t pairs = 0;          // pairs of this category enumerated
+  std::uint64_t blocked_pairs = 0;  // of which the plans conflict
+  // For a category that must be allowed: a pair the scheme blocks.
+  // For a category that must be blocked: a pair the scheme allows.
+  std::optional<PairWitness> witness;
+};
+
+// Counts for one pair of operation kinds (first <= second).
+struct KindPairResult {
+  model::OpKind first;
+  model::OpKind second;
+  std::uint64_t pairs = 0;
+  std::uint64_t conflicting = 0;  // the requests conflict
+  std::uint64_t blocked = 0;      // the plans conflict
+  std::uint64_t unsafe = 0;       // conflicting, yet not blocked
+  std::uint64_t over_blocked = 0; // blocked, yet not conflicting
+};
+
+inline constexpr std::size_t kMaxUnsafeWitnesses = 5;
+
+struct SchemeTable {
+  const impl::Scheme* scheme = nullptr;
+  std::array<CategoryResult, model::kCategoryCount> categories;
+  model::CategoryVerdicts verdicts{};
+  model::Score score4{0, 0};
+  model::Score score8{0, 0};
+  std::uint64_t pairs = 0;
+  std::uint64_t conflicting_pairs = 0;
+  std::uint64_t unsafe_pairs = 0;
+  std::vector<PairWitness> unsafe_witnesses;  // the first kMaxUnsafeWitnesses
+  std::uint64_t over_blocked_pairs = 0;
+  std::optional<PairWitness> over_blocked_witness;
+  std::vector<KindPairResult> by_kind;
+  std::vector<impl::JoinDefect> join_defects;
+
+  bool safe() const noexcept { return unsafe_pairs == 0; }
+  // Plans conflict exactly when the requests do.
+  bool exact() const noexcept { return unsafe_pairs == 0 && over_blocked_pairs == 0; }
+};
+
+struct StaticAnalysis {
+  TreeSpec tree;
+  std::vector<model::Path> paths;
+  std::uint64_t operations = 0;
+  std::uint64_t pairs = 0;
+  std::vector<SchemeTable> schemes;
+};
+
+inline constexpr std::uint64_t kDefaultMaxPairs = 50'000'000;
+
+// Called now and then with (pairs done, pairs in all).
+using Progress = std::function<void(std::uint64_t, std::uint64_t)>;
+
+// Throws InputError(kBadParameter) if the tree is out of range, if some pair
+// category does not occur in it, or if it has more than `max_pairs` pairs.
+StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, const TreeSpec& tree,
+                              const Progress& progress = {},
+                              std::uint64_t max_pairs = kDefaultMaxPairs);
+
+}  // namespace pathlock::sim

@@ -1,0 +1,142 @@
+#include "pathlock/sim/static_table.hpp"
+
+#include <fmt/format.h>
+
+#include "pathlock/model/error.hpp"
+
+namespace pathlock::sim {
+namespace {
+
+constexpr std::size_t kKinds = 5;
+
+std::size_t kind_index(model::OpKind k) { return static_cast<std::size_t>(k); }
+
+PairWitness make_witness(const model::Operation& a, const model::Operation& b,
+                         const impl::Plan& pa, const impl::Plan& pb,
+                         const std::optional<impl::PlanConflict>& lock,
+                         const std::optional<model::ConflictWitness>& spec) {
+  return PairWitness{a, b, pa, pb, lock, spec};
+}
+
+}  // namespace
+
+StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, const TreeSpec& tree,
+                              const Progress& progress, std::uint64_t max_pairs) {
+  StaticAnalysis out;
+  out.tree = tree;
+  out.paths = generate_tree(tree);
+  const auto ops = enumerate_operations(out.paths);
+  const std::size_t n = ops.size();
+  out.operations = n;
+  out.pairs = static_cast<std::uint64_t>(n) * (n + 1) / 2;
+  if (out.pairs > max_pairs) {
+    throw model::InputError(
+        model::InputProblem::kBadParameter,
+        fmt::format("a tree of depth {} and fanout {} has {} operations and {} pairs, over the "
+                    "limit of {}; use a smaller tree",
+                    tree.depth, tree.fanout, n, out.pairs, max_pairs));
+  }
+
+  std::vector<model::Request> requests;
+  requests.reserve(n);
+  for (const auto& op : ops) requests.push_back(op.request());
+
+  // plans[s][i]: scheme s's plan for operation i.
+  std::vector<std::vector<impl::Plan>> plans(schemes.size());
+  for (std::size_t s = 0; s < schemes.size(); ++s) {
+    plans[s].reserve(n);
+    for (const auto& r : requests) plans[s].push_back(impl::plan_for(*schemes[s], r));
+  }
+
+  out.schemes.resize(schemes.size());
+  for (std::size_t s = 0; s < schemes.size(); ++s) {
+    auto& t = out.schemes[s];
+    t.scheme = schemes[s];
+    for (std::size_t c = 0; c < model::kCategoryCount; ++c) {
+      t.categories[c].category = model::all_categories()[c].category;
+    }
+    for (std::size_t a = 0; a < kKinds; ++a) {
+      for (std::size_t b = a; b < kKinds; ++b) {
+        t.by_kind.push_back({static_cast<model::OpKind>(a), static_cast<model::OpKind>(b)});
+      }
+    }
+    t.join_defects = impl::join_defects(*schemes[s]);
+  }
+  const auto by_kind_slot = [](model::OpKind x, model::OpKind y) {
+    std::size_t a = kind_index(x);
+    std::size_t b = kind_index(y);
+    if (a > b) std::swap(a, b);
+    // Row-major upper triangle of a kKinds x kKinds matrix.
+    return a * kKinds - a * (a + 1) / 2 + b;
+  };
+
+  std::uint64_t done = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t i = 0; i <= j; ++i) {
+      const auto spec = model::conflict_witness(requests[i], requests[j]);
+      const auto category = model::categorize(requests[i], requests[j]);
+      const std::size_t slot = by_kind_slot(ops[i].kind, ops[j].kind);
+      for (std::size_t s = 0; s < schemes.size(); ++s) {
+        auto& t = out.schemes[s];
+        const auto lock = impl::plans_conflict(*schemes[s], plans[s][i], plans[s][j]);
+        const bool blocked = lock.has_value();
+        ++t.pairs;
+        auto& k = t.by_kind[slot];
+        ++k.pairs;
+        if (spec) {
+          ++t.conflicting_pairs;
+          ++k.conflicting;
+        }
+        if (blocked) ++k.blocked;
+        if (spec && !blocked) {
+          ++t.unsafe_pairs;
+          ++k.unsafe;
+          if (t.unsafe_witnesses.size() < kMaxUnsafeWitnesses) {
+            t.unsafe_witnesses.push_back(
+                make_witness(ops[i], ops[j], plans[s][i], plans[s][j], lock, spec));
+          }
+        }
+        if (!spec && blocked) {
+          ++t.over_blocked_pairs;
+          ++k.over_blocked;
+          if (!t.over_blocked_witness) {
+            t.over_blocked_witness =
+                make_witness(ops[i], ops[j], plans[s][i], plans[s][j], lock, spec);
+          }
+        }
+        if (category) {
+          auto& c = t.categories[model::index_of(*category)];
+          ++c.pairs;
+          if (blocked) ++c.blocked_pairs;
+          const bool must_allow = model::info(*category).must == model::Requirement::kAllow;
+          if (!c.witness && blocked == must_allow) {
+            c.witness = make_witness(ops[i], ops[j], plans[s][i], plans[s][j], lock, spec);
+          }
+        }
+      }
+      ++done;
+    }
+    if (progress) progress(done, out.pairs);
+  }
+
+  for (auto& t : out.schemes) {
+    for (std::size_t c = 0; c < model::kCategoryCount; ++c) {
+      auto& cat = t.categories[c];
+      if (cat.pairs == 0) {
+        throw model::InputError(
+            model::InputProblem::kBadParameter,
+            fmt::format("a tree of depth {} and fanout {} has no pair of category {} ({}); "
+                        "use depth >= 1 and fanout >= 2",
+                        tree.depth, tree.fanout, model::info(cat.category).number,
+                        model::label(cat.category)));
+      }
+      cat.verdict = cat.blocked_pairs > 0 ? model::Verdict::kBlocks : model::Verdict::kAllows;
+      t.verdicts[c] = cat.verdict;
+    }
+    t.score4 = model::score_out_of_4(t.verdicts);
+    t.score8 = model::score_out_of_8(t.verdicts);
+  }
+  return out;
+}
+
+}  // namespace pathlock::sim
