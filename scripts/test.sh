@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Quick start 2: install what is missing, build, and run every test:
+#   release (g++): unit and property tests, CLI tests, benchmark smoke run;
+#   asan (clang):  the same under AddressSanitizer + UBSan, plus the fuzzers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+
+for preset in release asan; do
+  echo "== $preset: configure and build"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset"
+done
+for preset in release asan; do
+  echo "== $preset: test"
+  ctest --preset "$preset" -j2 --timeout 600
+done
