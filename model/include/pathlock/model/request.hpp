@@ -55,7 +55,7 @@ int arity(OpKind kind);
 
 // One of the five operations on pseudo-folders.
 struct Operation {
-  OpKind kind;
+  OpKind kind = OpKind::kRead;
   Path source;                 // the path of read/write/remove; `from` of rename/copy
   std::optional<Path> target;  // `to` of rename/copy
 

@@ -1,0 +1,83 @@
+#pragma once
+// The state of one lock: who holds it in which mode, and who waits for it.
+// This grant and queue logic is shared by the simulator and the production
+// lock; it does no synchronisation of its own (the caller serialises calls).
+//
+// Grant rule: FIFO among conflicting requests.
+//   acquire(t, m) is granted at once iff m is compatible with every holder's
+//   mode and with every queued waiter's mode; otherwise t queues at the back.
+//   After a release or a cancellation the queue is scanned front to back, and
+//   each waiter is granted iff its mode is compatible with every holder
+//   (those just granted included) and with every waiter still ahead of it.
+// So a waiter waits for exactly its incompatible holders and its incompatible
+// waiters ahead (DESIGN.md's wait-for edges), and it is never overtaken by a
+// request incompatible with it: only compatible requests bypass it.
+//
+// Invariants (checked by check_invariants(), tested):
+//   holders are pairwise compatible (a task's own holds count like anyone's:
+//     no re-entrancy, so a task that asks again for a lock it holds in an
+//     incompatible mode waits for itself, a self-loop in the wait-for graph)
+//   held_mask  == OR over holders of bit(mode)
+//   for every waiter w: w is incompatible with some holder or with some
+//     waiter ahead of it (else it would have been granted)
+//
+// Complexity: acquire is O(1) (mode masks); release and cancel are
+// O(holders + waiters).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pathlock/impl/scheme.hpp"
+
+namespace pathlock::impl {
+
+using TaskId = std::uint32_t;
+
+enum class AcquireOutcome { kGranted, kQueued };
+
+struct LockEntry {
+  TaskId task;
+  ModeId mode;
+  friend bool operator==(const LockEntry&, const LockEntry&) = default;
+};
+
+class LockQueue {
+ public:
+  // REQUIRES: `scheme` is the same for every call on this queue.
+  AcquireOutcome acquire(const Scheme& scheme, TaskId task, ModeId mode);
+
+  // Drops one hold of `task`, then grants what the rule allows; the newly
+  // granted are appended to `granted`, in queue order. Returns false (and
+  // changes nothing) if `task` holds nothing here.
+  bool release(const Scheme& scheme, TaskId task, std::vector<LockEntry>& granted);
+
+  // Withdraws `task`'s waiting request (timeout, cancellation), then grants
+  // what the rule allows. Returns false if `task` is not waiting here.
+  bool cancel(const Scheme& scheme, TaskId task, std::vector<LockEntry>& granted);
+
+  // The tasks `waiter` waits for: holders whose mode is incompatible with its
+  // mode, and waiters ahead of it with an incompatible mode. Appended to `out`.
+  // REQUIRES: `waiter` is queued here.
+  void blockers(const Scheme& scheme, TaskId waiter, std::vector<TaskId>& out) const;
+
+  std::span<const LockEntry> holders() const noexcept { return holders_; }
+  std::span<const LockEntry> waiters() const noexcept { return waiters_; }
+  bool idle() const noexcept { return holders_.empty() && waiters_.empty(); }
+
+  // Empty if the invariants hold; otherwise the first broken one.
+  std::string check_invariants(const Scheme& scheme) const;
+
+ private:
+  bool compatible_with_mask(const Scheme& scheme, ModeId mode, std::uint32_t mask) const noexcept;
+  void grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& granted);
+  void recompute_masks();
+
+  std::vector<LockEntry> holders_;
+  std::vector<LockEntry> waiters_;  // arrival order
+  std::uint32_t held_mask_ = 0;     // bit m set iff some holder has mode m
+  std::uint32_t queued_mask_ = 0;   // bit m set iff some waiter has mode m
+};
+
+}  // namespace pathlock::impl

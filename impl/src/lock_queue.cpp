@@ -1,0 +1,115 @@
+#include "pathlock/impl/lock_queue.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace pathlock::impl {
+namespace {
+
+std::uint32_t bit(ModeId m) { return 1U << m.index; }
+
+}  // namespace
+
+bool LockQueue::compatible_with_mask(const Scheme& scheme, ModeId mode,
+                                     std::uint32_t mask) const noexcept {
+  for (std::uint8_t m = 0; mask != 0; ++m, mask >>= 1) {
+    if ((mask & 1U) && !scheme.compatible(mode, ModeId{m})) return false;
+  }
+  return true;
+}
+
+AcquireOutcome LockQueue::acquire(const Scheme& scheme, TaskId task, ModeId mode) {
+  // A task's own holds count like anyone's: no re-entrancy.
+  if (compatible_with_mask(scheme, mode, held_mask_ | queued_mask_)) {
+    holders_.push_back({task, mode});
+    held_mask_ |= bit(mode);
+    return AcquireOutcome::kGranted;
+  }
+  waiters_.push_back({task, mode});
+  queued_mask_ |= bit(mode);
+  return AcquireOutcome::kQueued;
+}
+
+void LockQueue::recompute_masks() {
+  held_mask_ = 0;
+  queued_mask_ = 0;
+  for (const auto& h : holders_) held_mask_ |= bit(h.mode);
+  for (const auto& w : waiters_) queued_mask_ |= bit(w.mode);
+}
+
+void LockQueue::grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& granted) {
+  std::uint32_t ahead = 0;  // modes of waiters still ahead
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < waiters_.size(); ++i) {
+    const LockEntry w = waiters_[i];
+    if (compatible_with_mask(scheme, w.mode, held_mask_ | ahead)) {
+      holders_.push_back(w);
+      held_mask_ |= bit(w.mode);
+      granted.push_back(w);
+    } else {
+      ahead |= bit(w.mode);
+      waiters_[kept++] = w;
+    }
+  }
+  waiters_.resize(kept);
+  queued_mask_ = ahead;
+}
+
+bool LockQueue::release(const Scheme& scheme, TaskId task, std::vector<LockEntry>& granted) {
+  const auto it = std::find_if(holders_.begin(), holders_.end(),
+                               [task](const LockEntry& h) { return h.task == task; });
+  if (it == holders_.end()) return false;
+  holders_.erase(it);
+  recompute_masks();
+  grant_from_queue(scheme, granted);
+  return true;
+}
+
+bool LockQueue::cancel(const Scheme& scheme, TaskId task, std::vector<LockEntry>& granted) {
+  const auto it = std::find_if(waiters_.begin(), waiters_.end(),
+                               [task](const LockEntry& w) { return w.task == task; });
+  if (it == waiters_.end()) return false;
+  waiters_.erase(it);
+  recompute_masks();
+  grant_from_queue(scheme, granted);
+  return true;
+}
+
+void LockQueue::blockers(const Scheme& scheme, TaskId waiter, std::vector<TaskId>& out) const {
+  const auto me = std::find_if(waiters_.begin(), waiters_.end(),
+                               [waiter](const LockEntry& w) { return w.task == waiter; });
+  if (me == waiters_.end()) return;
+  for (const auto& h : holders_) {
+    if (!scheme.compatible(h.mode, me->mode)) out.push_back(h.task);
+  }
+  for (auto w = waiters_.begin(); w != me; ++w) {
+    if (!scheme.compatible(w->mode, me->mode)) out.push_back(w->task);
+  }
+}
+
+std::string LockQueue::check_invariants(const Scheme& scheme) const {
+  std::uint32_t held = 0;
+  for (std::size_t i = 0; i < holders_.size(); ++i) {
+    held |= bit(holders_[i].mode);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!scheme.compatible(holders_[i].mode, holders_[j].mode)) {
+        return fmt::format("holders {} ({}) and {} ({}) are incompatible", holders_[i].task,
+                           scheme.mode_name(holders_[i].mode), holders_[j].task,
+                           scheme.mode_name(holders_[j].mode));
+      }
+    }
+  }
+  if (held != held_mask_) return "held mask does not match the holders";
+  std::uint32_t ahead = 0;
+  for (const auto& w : waiters_) {
+    if (compatible_with_mask(scheme, w.mode, held | ahead)) {
+      return fmt::format("waiter {} ({}) could be granted", w.task, scheme.mode_name(w.mode));
+    }
+    ahead |= bit(w.mode);
+  }
+  if (ahead != queued_mask_) return "queued mask does not match the waiters";
+  return {};
+}
+
+}  // namespace pathlock::impl

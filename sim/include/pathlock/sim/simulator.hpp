@@ -1,0 +1,109 @@
+#pragma once
+// A deterministic discrete-event simulator of tasks taking lock plans.
+//
+// Virtual time, an event queue ordered by (time, sequence number), no wall
+// clock, no iteration over unordered containers: a schedule and a planner
+// give one result, always. Each task arrives, acquires its plan one lock at a
+// time through impl::LockQueue (the production grant and queue logic), holds
+// all its locks for its sampled time, and releases them.
+//
+// While it runs it checks:
+//   safety    at every completed acquisition, the new holder against every
+//             task that holds its whole plan, by model::conflicts (never by
+//             impl's tables); a violation stops the run;
+//   deadlock  a wait-for graph (Boost.Graph) with an edge from each waiting
+//             task to its incompatible holders and incompatible waiters
+//             ahead; a cycle (self-loops too) is looked for whenever a task
+//             starts waiting, and stops the run;
+// and records the observed concurrency table (every wait attributed to the
+// pair categories of waiter and blocker), latencies, waits, bypasses and the
+// lock-table size.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pathlock/model/category.hpp"
+#include "pathlock/sim/planner.hpp"
+#include "pathlock/sim/workload.hpp"
+
+namespace pathlock::sim {
+
+enum class RunOutcome { kCompleted, kSafetyViolation, kDeadlock };
+std::string_view to_string(RunOutcome outcome) noexcept;
+
+struct Percentiles {
+  double p50 = 0;
+  double p99 = 0;
+  double max = 0;
+};
+// Nearest-rank percentiles; zeros for an empty sample.
+Percentiles percentiles(std::vector<double> sample);
+
+// One task as a report shows it.
+struct TaskView {
+  std::uint32_t task = 0;
+  std::uint32_t client = 0;
+  std::string operation;  // "copy(/a, /a/b)"
+  std::string plan;       // "WA(/) RWA(/a) W(/a/b)"
+  std::string held;       // the locks it holds now
+  std::string waiting_for;  // "R(/a)" or empty
+};
+
+struct SafetyViolation {
+  TaskView first;   // the task that just completed its acquisition
+  TaskView second;  // a task holding its whole plan that conflicts with it
+  std::string why;  // the model's conflict witness
+  std::vector<std::string> lock_states;  // the locks both plans name, with holders and waiters
+};
+
+struct DeadlockReport {
+  std::vector<TaskView> cycle;  // each waits for the next; the last for the first
+  std::string dot;              // Graphviz picture of the cycle
+};
+
+struct CategoryObservation {
+  std::uint64_t waits = 0;       // waits of a single-path task on a single-path blocker
+  std::uint64_t concurrent = 0;  // pairs of single-path tasks seen holding together
+  std::optional<std::string> witness;  // the first wait, "read(/a) waited for write(/a/b)"
+};
+
+struct RunMetrics {
+  std::uint64_t tasks_completed = 0;
+  std::uint64_t events = 0;
+  double makespan = 0;    // first arrival to last release
+  double throughput = 0;  // completed tasks per unit of virtual time
+  Percentiles latency;    // arrival to release
+  Percentiles wait;       // arrival to holding the whole plan, less lock-step time
+  std::uint64_t waits = 0;          // lock requests that queued
+  std::uint64_t bypasses = 0;       // grants to a later request over a queued one
+  std::uint64_t max_bypassed = 0;   // the most bypasses any one wait suffered
+  std::size_t max_lock_table = 0;   // most locks in use (held or waited for) at once
+  std::size_t distinct_locks = 0;
+};
+
+struct RunResult {
+  RunOutcome outcome = RunOutcome::kCompleted;
+  RunMetrics metrics;
+  std::array<CategoryObservation, model::kCategoryCount> observed{};
+  std::optional<SafetyViolation> violation;
+  std::optional<DeadlockReport> deadlock;
+  std::vector<std::string> trace;  // the last events before a failure, oldest first
+  // For a failed run: the prefix of the schedule that reproduces it.
+  std::optional<Schedule> replay;
+};
+
+struct SimOptions {
+  std::size_t trace_events = 64;  // how many events a failure report shows
+};
+
+RunResult simulate(const Planner& planner, const Schedule& schedule, const SimOptions& options = {});
+
+// The oracle admission policy on the same schedule: a request starts as soon
+// as it conflicts (model::conflicts) with no running request and no earlier
+// waiting one; FIFO among conflicting requests. No locks, no lock-step time.
+RunMetrics simulate_oracle(const Schedule& schedule);
+
+}  // namespace pathlock::sim
