@@ -56,24 +56,22 @@ void LockQueue::grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& g
   queued_mask_ = ahead;
 }
 
-bool LockQueue::release(const Scheme& scheme, TaskId task, std::vector<LockEntry>& granted) {
-  const auto it = std::find_if(holders_.begin(), holders_.end(),
-                               [task](const LockEntry& h) { return h.task == task; });
-  if (it == holders_.end()) return false;
-  holders_.erase(it);
+bool LockQueue::remove_and_grant(const Scheme& scheme, std::vector<LockEntry>& from, TaskId task,
+                                 std::vector<LockEntry>& granted) {
+  const auto it = std::find_if(from.begin(), from.end(), [task](const LockEntry& e) { return e.task == task; });
+  if (it == from.end()) return false;
+  from.erase(it);
   recompute_masks();
   grant_from_queue(scheme, granted);
   return true;
 }
 
+bool LockQueue::release(const Scheme& scheme, TaskId task, std::vector<LockEntry>& granted) {
+  return remove_and_grant(scheme, holders_, task, granted);
+}
+
 bool LockQueue::cancel(const Scheme& scheme, TaskId task, std::vector<LockEntry>& granted) {
-  const auto it = std::find_if(waiters_.begin(), waiters_.end(),
-                               [task](const LockEntry& w) { return w.task == task; });
-  if (it == waiters_.end()) return false;
-  waiters_.erase(it);
-  recompute_masks();
-  grant_from_queue(scheme, granted);
-  return true;
+  return remove_and_grant(scheme, waiters_, task, granted);
 }
 
 void LockQueue::blockers(const Scheme& scheme, TaskId waiter, std::vector<TaskId>& out) const {

@@ -73,6 +73,8 @@ class LockQueue {
   bool compatible_with_mask(const Scheme& scheme, ModeId mode, std::uint32_t mask) const noexcept;
   void grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& granted);
   void recompute_masks();
+  bool remove_and_grant(const Scheme& scheme, std::vector<LockEntry>& from, TaskId task,
+                        std::vector<LockEntry>& granted);
 
   std::vector<LockEntry> holders_;
   std::vector<LockEntry> waiters_;  // arrival order
