@@ -9,6 +9,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev librapidcheck-dev
   libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev
+  libboost-graph-dev                   # the simulator's wait-for graph
+  gnuplot-nox                          # the simulation report's plots
 )
 
 missing=()

@@ -1,18 +1,22 @@
 // pathlock: the command-line program.
 //
+//   pathlock [simulate] [options]  the simulation campaign (the main job)
+//   pathlock replay FILE           rerun a failed run from its replay file
 //   pathlock schemes               the built-in schemes, one per line, name first
 //   pathlock tables [options]      compute every scheme's concurrency table
 //   pathlock plan OP PATH [PATH]   show the lock plan of one operation
 //
-// Exit status: 0 success; 1 an I/O failure; 2 bad input (flags, paths, keys);
-// 3 `tables --strict` found an unsafe scheme. CLI11's own parse errors use its
-// non-zero codes.
+// Exit status: 0 success; 1 an I/O failure; 2 bad input (flags, paths, keys,
+// files); 3 a safety violation or deadlock where --strict asked for none, or
+// a replayed run that fails. CLI11's own parse errors use its non-zero codes.
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -21,6 +25,7 @@
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/model/request.hpp"
+#include "pathlock/reports/simulate.hpp"
 #include "pathlock/reports/tables.hpp"
 #include "pathlock/sim/static_table.hpp"
 
@@ -65,12 +70,13 @@ pathlock::model::Path parse_location(const std::string& text) {
 // A one-line progress bar on stderr, only when stderr is a terminal.
 class ProgressBar {
  public:
-  ProgressBar() : enabled_(isatty(STDERR_FILENO) != 0) {}
+
   ~ProgressBar() {
     if (enabled_ && shown_) std::fputs("\r\x1b[K", stderr);
   }
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
+  explicit ProgressBar(std::string unit) : enabled_(isatty(STDERR_FILENO) != 0), unit_(std::move(unit)) {}
   void update(std::uint64_t done, std::uint64_t total) {
     if (!enabled_ || total == 0) return;
     const auto percent = static_cast<int>(done * 100 / total);
@@ -78,17 +84,119 @@ class ProgressBar {
     last_percent_ = percent;
     shown_ = true;
     const int filled = percent * 40 / 100;
-    std::fprintf(stderr, "\r[%s%s] %3d%% of %llu pairs", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+    std::fprintf(stderr, "\r[%s%s] %3d%% of %llu %s", std::string(static_cast<std::size_t>(filled), '#').c_str(),
                  std::string(static_cast<std::size_t>(40 - filled), ' ').c_str(), percent,
-                 static_cast<unsigned long long>(total));
+                 static_cast<unsigned long long>(total), unit_.c_str());
     std::fflush(stderr);
   }
 
  private:
   bool enabled_;
+  std::string unit_;
   bool shown_ = false;
   int last_percent_ = -1;
 };
+
+// Unsigned 64-bit flags: CLI11 would otherwise wrap "-4" around silently.
+const CLI::Validator kWholeNumber(
+    [](std::string& text) -> std::string {
+      if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) {
+        return "must be a whole number from 0 to 18446744073709551615, not \"" + text + "\"";
+      }
+      if (text.size() == 20 && text > "18446744073709551615") return "is larger than 18446744073709551615";
+      return {};
+    },
+    "UINT64");
+
+pathlock::reports::Color color_for(const std::string& option) {
+  const bool color = option == "always" || (option == "auto" && isatty(STDOUT_FILENO) != 0);
+  return color ? pathlock::reports::Color::kAnsi : pathlock::reports::Color::kNone;
+}
+
+struct SimulateOptions {
+  std::uint64_t seed = 1;
+  std::string workload;
+  std::vector<double> levels;
+  int tasks = 0;
+  std::vector<std::string> schemes;
+  std::string out = "pathlock-report/simulate";
+  bool no_plots = false;
+  std::string color = "auto";
+  bool strict = false;
+};
+
+int run_simulate(const SimulateOptions& o) {
+  auto spec = pathlock::sim::default_campaign();
+  spec.seed = o.seed;
+  if (!o.workload.empty()) {
+    spec.sweep = pathlock::sim::load_workload_file(o.workload);
+    if (spec.sweep.load == pathlock::sim::LoadMode::kOpen && o.levels.empty()) {
+      spec.levels.clear();
+      for (double f : {0.25, 0.5, 1.0, 2.0, 4.0}) spec.levels.push_back(spec.sweep.arrival_rate * f);
+    }
+  }
+  if (!o.levels.empty()) spec.levels = o.levels;
+  if (o.tasks > 0) {
+    for (auto* w : {&spec.sweep, &spec.probe, &spec.multipath}) w->tasks = o.tasks;
+  }
+  const auto schemes = select_schemes(o.schemes);
+  spec.schemes.assign(schemes.begin(), schemes.end());
+  std::cout << "pathlock simulate: seed " << spec.seed << " (replay the campaign with --seed " << spec.seed << ")\n";
+  pathlock::sim::CampaignResult result;
+  {
+    ProgressBar bar("runs");
+    result = pathlock::sim::run_campaign(spec, [&](std::size_t done, std::size_t total) { bar.update(done, total); });
+  }
+  const auto plots = o.no_plots ? pathlock::reports::Plots::kSkip : pathlock::reports::Plots::kDraw;
+  std::cout << pathlock::reports::render_terminal(pathlock::reports::simulate_document(result, !o.no_plots),
+                                                  color_for(o.color));
+  const auto files = pathlock::reports::write_simulate(result, o.out, plots);
+  for (const auto& f : files) std::cout << "wrote " << f.string() << "\n";
+  bool failed = false;
+  for (const auto& sc : result.schemes) {
+    if (const auto* f = sc.first_failure()) {
+      failed = true;
+      std::cout << "replay " << sc.scheme->name() << "'s " << pathlock::sim::to_string(f->result.outcome)
+                << " with: pathlock replay " << (std::filesystem::path(o.out) / ("replay-" + sc.scheme->name() + ".json")).string()
+                << "\n";
+    }
+  }
+  return o.strict && failed ? kExitUnsafe : 0;
+}
+
+int run_replay(const std::string& file, const std::string& scheme_override) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(InputProblem::kBadParameter, fmt::format("cannot read replay file {}", file));
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(InputProblem::kBadParameter, fmt::format("{}: not valid JSON: {}", file, e.what()));
+  }
+  if (!j.is_object() || j.value("schema", "") != pathlock::reports::kReplaySchema) {
+    throw InputError(InputProblem::kBadParameter,
+                     fmt::format("{}: not a replay file (schema must be \"{}\")", file, pathlock::reports::kReplaySchema));
+  }
+  if (!j.contains("scheme") || !j["scheme"].is_string() || !j.contains("schedule")) {
+    throw InputError(InputProblem::kBadParameter, fmt::format("{}: needs \"scheme\" and \"schedule\"", file));
+  }
+  const std::string name = scheme_override.empty() ? j["scheme"].get<std::string>() : scheme_override;
+  const auto* scheme = select_schemes({name}).front();
+  const auto schedule = pathlock::sim::schedule_from_json(j["schedule"], file);
+  const auto run = pathlock::sim::simulate(pathlock::sim::SchemePlanner(*scheme), schedule);
+  const std::string recorded = j.value("outcome", "");
+  fmt::print("replay of {} ({} tasks, seed {}) under {}: {}\n", file, schedule.tasks.size(),
+             j.value("seed", std::uint64_t{0}), scheme->name(), pathlock::sim::to_string(run.outcome));
+  if (scheme_override.empty() && !recorded.empty()) {
+    fmt::print("recorded outcome: {}; reproduced: {}\n", recorded, recorded == pathlock::sim::to_string(run.outcome) ? "yes" : "NO");
+  }
+  pathlock::reports::Document doc;
+  pathlock::reports::failure_blocks(doc, run);
+  std::cout << pathlock::reports::render_terminal(doc, pathlock::reports::Color::kNone);
+  return run.outcome == pathlock::sim::RunOutcome::kCompleted ? 0 : kExitUnsafe;
+}
 
 struct TablesOptions {
   int depth = 3;
@@ -105,14 +213,12 @@ int run_tables(const TablesOptions& o) {
   const auto schemes = select_schemes(o.schemes);
   pathlock::sim::StaticAnalysis analysis;
   {
-    ProgressBar bar;
+    ProgressBar bar("pairs");
     analysis = pathlock::sim::analyze_static(
         schemes, {o.depth, o.fanout},
         [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); }, o.max_pairs);
   }
-  const bool color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) != 0);
-  std::cout << pathlock::reports::tables_terminal(
-      analysis, color ? pathlock::reports::Color::kAnsi : pathlock::reports::Color::kNone);
+  std::cout << pathlock::reports::tables_terminal(analysis, color_for(o.color));
   if (!o.no_files) {
     for (const auto& f : pathlock::reports::write_tables(analysis, o.out)) {
       std::cout << "wrote " << f.string() << "\n";
@@ -160,8 +266,38 @@ int run_plan(const std::vector<std::string>& schemes, const std::vector<std::str
 
 int main(int argc, char** argv) {
   CLI::App app{"pathlock: hierarchical path locks for S3-style object stores, and the tools that check them.\n"
-               "With no subcommand, runs `tables` on the built-in defaults."};
+               "With no subcommand, runs `simulate` on the built-in defaults."};
   app.require_subcommand(0, 1);
+
+  SimulateOptions simulate;
+  auto* simulate_cmd = app.add_subcommand(
+      "simulate", "Run the simulation campaign over every scheme: safety, deadlock, observed tables, throughput, "
+                  "latency, waiting and efficiency against an oracle; print a summary and write Markdown, HTML, JSON "
+                  "and plots.");
+  simulate_cmd->add_option("--seed", simulate.seed, "Seed for every random choice (0 to 2^64-1)")
+      ->check(kWholeNumber)
+      ->capture_default_str();
+  simulate_cmd->add_option("--workload", simulate.workload, "A workload JSON file for the sweep (see README)")
+      ->check(CLI::ExistingFile);
+  simulate_cmd->add_option("--levels", simulate.levels, "Sweep levels: clients (closed loop) or arrival rates (open)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  simulate_cmd->add_option("--tasks", simulate.tasks, "Tasks per run, for every workload")
+      ->check(CLI::Range(1, pathlock::sim::kMaxTasks));
+  simulate_cmd->add_option("--scheme", simulate.schemes, "A scheme to include (repeatable; default: all)")
+      ->allow_extra_args(false);
+  simulate_cmd->add_option("--out", simulate.out, "Folder for the reports, plots and replay files")->capture_default_str();
+  simulate_cmd->add_flag("--no-plots", simulate.no_plots, "Do not draw plots (no gnuplot needed)");
+  simulate_cmd->add_option("--color", simulate.color, "Colour the terminal tables")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  simulate_cmd->add_flag("--strict", simulate.strict, "Exit with status 3 if any run fails (violation or deadlock)");
+
+  std::string replay_file;
+  std::string replay_scheme;
+  auto* replay_cmd = app.add_subcommand("replay", "Rerun a failed run exactly, from the replay file `simulate` wrote.");
+  replay_cmd->add_option("file", replay_file, "A replay file (pathlock.replay/1)")->required()->check(CLI::ExistingFile);
+  replay_cmd->add_option("--scheme", replay_scheme, "Replay the same schedule under another scheme");
 
   auto* schemes_cmd = app.add_subcommand("schemes", "List the built-in schemes, one per line, name first.");
 
@@ -185,7 +321,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   tables_cmd->add_flag("--strict", tables.strict, "Exit with status 3 if any scheme is unsafe");
   tables_cmd->add_option("--max-pairs", tables.max_pairs, "Refuse trees with more request pairs than this")
-      ->check(CLI::PositiveNumber)
+      ->check(kWholeNumber)
       ->capture_default_str();
 
   std::vector<std::string> plan_schemes;
@@ -206,7 +342,10 @@ int main(int argc, char** argv) {
   try {
     if (*schemes_cmd) return run_schemes();
     if (*plan_cmd) return run_plan(plan_schemes, plan_words);
-    return run_tables(tables);
+    if (*tables_cmd) return run_tables(tables);
+    if (*replay_cmd) return run_replay(replay_file, replay_scheme);
+    (void)simulate_cmd;
+    return run_simulate(simulate);
   } catch (const InputError& e) {
     std::cerr << "pathlock: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -94,16 +94,20 @@ std::string terminal_table(const Table& t, Color color) {
 
 }  // namespace
 
+void Document::image(std::string file, std::string caption) {
+  blocks_.push_back({BlockKind::kImage, std::move(file), std::move(caption), {}});
+}
+
 void Document::heading(int level, std::string text) {
   const BlockKind kind = level <= 1 ? BlockKind::kHeading1
                          : level == 2 ? BlockKind::kHeading2
                                       : BlockKind::kHeading3;
-  blocks_.push_back({kind, std::move(text), {}});
+  blocks_.push_back({kind, std::move(text), {}, {}});
 }
-void Document::paragraph(std::string text) { blocks_.push_back({BlockKind::kParagraph, std::move(text), {}}); }
-void Document::alert(std::string text) { blocks_.push_back({BlockKind::kAlert, std::move(text), {}}); }
-void Document::code(std::string text) { blocks_.push_back({BlockKind::kCode, std::move(text), {}}); }
-void Document::table(Table table) { blocks_.push_back({BlockKind::kTable, {}, std::move(table)}); }
+void Document::paragraph(std::string text) { blocks_.push_back({BlockKind::kParagraph, std::move(text), {}, {}}); }
+void Document::alert(std::string text) { blocks_.push_back({BlockKind::kAlert, std::move(text), {}, {}}); }
+void Document::code(std::string text) { blocks_.push_back({BlockKind::kCode, std::move(text), {}, {}}); }
+void Document::table(Table table) { blocks_.push_back({BlockKind::kTable, {}, {}, std::move(table)}); }
 
 Cell allow_cell() { return {"✓", CellStyle::kAllow}; }
 Cell block_cell() { return {"✗", CellStyle::kBlock}; }
@@ -135,6 +139,7 @@ std::string render_terminal(const Document& doc, Color color) {
         break;
       }
       case BlockKind::kTable: out += terminal_table(b.table, color) + "\n"; break;
+      case BlockKind::kImage: out += "[plot: " + b.alt + " -> " + b.text + "]\n\n"; break;
     }
   }
   return out;
@@ -149,6 +154,7 @@ std::string render_markdown(const Document& doc) {
       case BlockKind::kHeading3: out += "### " + b.text + "\n\n"; break;
       case BlockKind::kParagraph: out += b.text + "\n\n"; break;
       case BlockKind::kAlert: out += "> **Warning:** " + b.text + "\n\n"; break;
+      case BlockKind::kImage: out += "![" + b.alt + "](" + b.text + ")\n\n"; break;
       case BlockKind::kCode: out += "```\n" + b.text + (b.text.ends_with('\n') ? "" : "\n") + "```\n\n"; break;
       case BlockKind::kTable: {
         const auto& t = b.table;
@@ -204,6 +210,10 @@ pre {{ background: #f6f8fa; padding: 0.8em; overflow-x: auto; }}
       case BlockKind::kParagraph: out += "<p>" + html_escape(b.text) + "</p>\n"; break;
       case BlockKind::kAlert: out += "<p class=\"alert\"><strong>Warning:</strong> " + html_escape(b.text) + "</p>\n"; break;
       case BlockKind::kCode: out += "<pre>" + html_escape(b.text) + "</pre>\n"; break;
+      case BlockKind::kImage:
+        out += "<figure><img src=\"" + html_escape(b.text) + "\" alt=\"" + html_escape(b.alt) +
+               "\"><figcaption>" + html_escape(b.alt) + "</figcaption></figure>\n";
+        break;
       case BlockKind::kTable: {
         out += "<table>\n<tr>";
         for (const auto& h : b.table.header) out += "<th>" + html_escape(h) + "</th>";

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "pathlock/reports/simulate.hpp"
 #include "pathlock/reports/tables.hpp"
 
 namespace pathlock::reports {
@@ -113,13 +114,6 @@ json scheme_json(const sim::SchemeTable& t) {
           {"join_defects", defects}};
 }
 
-void write_file(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", file.string()));
-}
-
 }  // namespace
 
 json tables_json(const sim::StaticAnalysis& analysis) {
@@ -145,9 +139,9 @@ std::vector<std::filesystem::path> write_tables(const sim::StaticAnalysis& analy
   if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   const std::vector<std::filesystem::path> files{dir / "tables.md", dir / "tables.html",
                                                  dir / "tables.json"};
-  write_file(files[0], tables_markdown(analysis));
-  write_file(files[1], tables_html(analysis));
-  write_file(files[2], tables_json(analysis).dump(2) + "\n");
+  write_text_file(files[0], tables_markdown(analysis));
+  write_text_file(files[1], tables_html(analysis));
+  write_text_file(files[2], tables_json(analysis).dump(2) + "\n");
   return files;
 }
 

@@ -2,7 +2,6 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/depth_first_search.hpp>
-#include <boost/graph/graphviz.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <unordered_map>
 
 #include "pathlock/impl/lock_queue.hpp"
+#include "dot.hpp"
 #include "pathlock/model/conflict.hpp"
 
 namespace pathlock::sim {
@@ -25,7 +25,9 @@ std::string_view to_string(RunOutcome outcome) noexcept {
   return "?";
 }
 
-Percentiles percentiles(std::vector<double> sample) {
+namespace {
+// Sorts `sample` in place.
+Percentiles percentiles_in_place(std::vector<double>& sample) {
   if (sample.empty()) return {};
   std::sort(sample.begin(), sample.end());
   const auto rank = [&](double q) {
@@ -34,6 +36,9 @@ Percentiles percentiles(std::vector<double> sample) {
   };
   return {rank(0.50), rank(0.99), sample.back()};
 }
+}  // namespace
+
+Percentiles percentiles(std::vector<double> sample) { return percentiles_in_place(sample); }
 
 namespace {
 
@@ -44,6 +49,14 @@ using WaitForGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::dire
 struct CompiledStep {
   std::uint32_t lock;
   impl::ModeId mode;
+};
+
+struct OperationHash {
+  std::size_t operator()(const model::Operation& op) const noexcept {
+    std::size_t h = std::hash<model::Path>{}(op.source) * 31 + static_cast<std::size_t>(op.kind);
+    if (op.target) h = h * 1000003 ^ std::hash<model::Path>{}(*op.target);
+    return h;
+  }
 };
 
 struct CompiledPlan {
@@ -110,17 +123,22 @@ class CycleVisitor : public boost::default_dfs_visitor {
   std::vector<TaskId>& discovered_;
 };
 
-class Run {
- public:
-  Run(const Planner& planner, const Schedule& schedule, const SimOptions& options)
-      : planner_(planner), scheme_(planner.scheme()), schedule_(schedule), options_(options) {}
+}  // namespace
 
-  RunResult go() {
+class Simulator::Impl {
+ public:
+  Impl(const Planner& planner, const SimOptions& options)
+      : planner_(planner), scheme_(planner.scheme()), options_(options) {}
+
+  const RunResult& go(const Schedule& schedule) {
+    schedule_ = &schedule;
+    reset();
     compile();
     start_arrivals();
     while (!events_.empty() && result_.outcome == RunOutcome::kCompleted) {
-      const Event e = events_.top();
-      events_.pop();
+      std::pop_heap(events_.begin(), events_.end(), std::greater<>{});
+      const Event e = events_.back();
+      events_.pop_back();
       now_ = e.time;
       ++result_.metrics.events;
       switch (e.kind) {
@@ -130,11 +148,41 @@ class Run {
       }
     }
     finish();
-    return std::move(result_);
+    return result_;
   }
 
  private:
   // --- setup -----------------------------------------------------------------
+  // Back to a fresh simulator's state, keeping caches and capacity.
+  void reset() {
+    const bool clean = result_.outcome == RunOutcome::kCompleted && events_.empty();
+    if (!clean) {
+      for (auto& q : locks_) q = impl::LockQueue{};
+      for (std::size_t v = 0; v < slot_task_.size(); ++v) boost::clear_out_edges(v, graph_);
+    }
+    events_.clear();
+    result_.outcome = RunOutcome::kCompleted;
+    result_.metrics = RunMetrics{};
+    result_.observed = {};
+    result_.violation.reset();
+    result_.deadlock.reset();
+    result_.trace.clear();
+    result_.replay.reset();
+    seq_ = 0;
+    now_ = 0;
+    last_release_ = 0;
+    active_locks_ = 0;
+    // Slots are handed out 0, 1, 2, ... as by a fresh simulator.
+    free_slots_.clear();
+    for (std::size_t v = slot_task_.size(); v > 0; --v) free_slots_.push_back(static_cast<TaskId>(v - 1));
+    full_holders_.clear();
+    latencies_.clear();
+    waits_.clear();
+    trace_.clear();
+    trace_next_ = 0;
+    for (auto& c : per_client_) c.clear();
+  }
+
   std::uint32_t intern(const model::Path& p) {
     auto [it, inserted] = lock_ids_.try_emplace(p, static_cast<std::uint32_t>(lock_paths_.size()));
     if (inserted) {
@@ -145,31 +193,37 @@ class Run {
   }
 
   void compile() {
-    tasks_.resize(schedule_.tasks.size());
-    for (std::size_t i = 0; i < schedule_.tasks.size(); ++i) {
-      const auto& script = schedule_.tasks[i];
-      const std::string key = script.op.to_string();
-      auto it = plans_.find(key);
+    tasks_.assign(schedule_->tasks.size(), Task{});
+    used_locks_.clear();
+    for (std::size_t i = 0; i < schedule_->tasks.size(); ++i) {
+      const auto& script = schedule_->tasks[i];
+      auto it = plans_.find(script.op);
       if (it == plans_.end()) {
         CompiledPlan cp{planner_.plan(script.op), {}, script.op.request()};
         for (const auto& step : cp.plan) cp.steps.push_back({intern(step.lock), step.mode});
-        it = plans_.emplace(key, std::move(cp)).first;
+        it = plans_.emplace(script.op, std::move(cp)).first;
       }
       tasks_[i].script = &script;
       tasks_[i].plan = &it->second;
+      for (const auto& step : it->second.steps) used_locks_.push_back(step.lock);
     }
-    result_.metrics.distinct_locks = lock_paths_.size();
+    std::sort(used_locks_.begin(), used_locks_.end());
+    result_.metrics.distinct_locks = static_cast<std::size_t>(
+        std::unique(used_locks_.begin(), used_locks_.end()) - used_locks_.begin());
   }
 
-  void push(double time, EventKind kind, std::uint32_t task) { events_.push({time, seq_++, kind, task}); }
+  void push(double time, EventKind kind, std::uint32_t task) {
+    events_.push_back({time, seq_++, kind, task});
+    std::push_heap(events_.begin(), events_.end(), std::greater<>{});
+  }
 
   void start_arrivals() {
-    if (schedule_.tasks.empty()) return;
-    if (schedule_.load == LoadMode::kClosed) {
-      per_client_.resize(schedule_.clients);
+    if (schedule_->tasks.empty()) return;
+    if (schedule_->load == LoadMode::kClosed) {
+      if (per_client_.size() < schedule_->clients) per_client_.resize(schedule_->clients);
       for (std::uint32_t i = 0; i < tasks_.size(); ++i) per_client_[tasks_[i].script->client].push_back(i);
-      next_of_client_.assign(schedule_.clients, 0);
-      for (std::uint32_t c = 0; c < schedule_.clients; ++c) schedule_next_of_client(c, 0.0);
+      next_of_client_.assign(schedule_->clients, 0);
+      for (std::uint32_t c = 0; c < schedule_->clients; ++c) schedule_next_of_client(c, 0.0);
     } else {
       push(tasks_[0].script->gap, EventKind::kArrive, 0);
     }
@@ -206,7 +260,7 @@ class Run {
     task.state = TaskState::kAcquiring;
     task.slot = take_slot(t);
     trace(TraceKind::kArrive, t, 0, {});
-    if (schedule_.load == LoadMode::kOpen && t + 1 < tasks_.size()) {
+    if (schedule_->load == LoadMode::kOpen && t + 1 < tasks_.size()) {
       push(now_ + tasks_[t + 1].script->gap, EventKind::kArrive, t + 1);
     }
     acquire_steps(t);
@@ -223,6 +277,7 @@ class Run {
         result_.metrics.max_lock_table = std::max(result_.metrics.max_lock_table, active_locks_);
       }
       const std::size_t queued_before = q.waiters().size();
+      ++result_.metrics.lock_requests;
       if (q.acquire(scheme_, task.slot, step.mode) == impl::AcquireOutcome::kQueued) {
         trace(TraceKind::kQueue, t, step.lock, step.mode);
         start_waiting(t, step.lock);
@@ -233,8 +288,8 @@ class Run {
         for (const auto& w : q.waiters()) note_bypass(slot_task_[w.task]);
       }
       ++task.next_step;
-      if (schedule_.lock_step_time > 0) {
-        push(now_ + schedule_.lock_step_time, EventKind::kStep, t);
+      if (schedule_->lock_step_time > 0) {
+        push(now_ + schedule_->lock_step_time, EventKind::kStep, t);
         return;
       }
     }
@@ -297,7 +352,7 @@ class Run {
     task.state = TaskState::kHolding;
     task.acquired = now_;
     trace(TraceKind::kHoldAll, t, 0, {});
-    const double step_time = schedule_.lock_step_time * static_cast<double>(task.plan->steps.size());
+    const double step_time = schedule_->lock_step_time * static_cast<double>(task.plan->steps.size());
     waits_.push_back(std::max(0.0, now_ - task.arrival - step_time));
     for (std::uint32_t other : full_holders_) {
       const Task& o = tasks_[other];
@@ -347,7 +402,7 @@ class Run {
     last_release_ = now_;
     boost::clear_out_edges(task.slot, graph_);
     free_slots_.push_back(task.slot);
-    if (schedule_.load == LoadMode::kClosed) schedule_next_of_client(task.script->client, now_);
+    if (schedule_->load == LoadMode::kClosed) schedule_next_of_client(task.script->client, now_);
     // Continue the tasks just granted, in grant order. (Nothing below touches
     // granted_: only release() does, and it is not re-entered.)
     for (const auto& g : granted_) {
@@ -356,8 +411,8 @@ class Run {
       boost::clear_out_edges(g.task, graph_);
       waiter.state = TaskState::kAcquiring;
       ++waiter.next_step;
-      if (schedule_.lock_step_time > 0) {
-        push(now_ + schedule_.lock_step_time, EventKind::kStep, gt);
+      if (schedule_->lock_step_time > 0) {
+        push(now_ + schedule_->lock_step_time, EventKind::kStep, gt);
       } else {
         acquire_steps(gt);
       }
@@ -429,19 +484,13 @@ class Run {
   void report_deadlock(const std::vector<TaskId>& cycle) {
     result_.outcome = RunOutcome::kDeadlock;
     DeadlockReport r;
-    WaitForGraph g(cycle.size());
     std::vector<std::string> labels;
-    for (std::size_t i = 0; i < cycle.size(); ++i) {
-      const TaskView v = view(slot_task_[cycle[i]]);
+    for (TaskId slot : cycle) {
+      const TaskView v = view(slot_task_[slot]);
       labels.push_back(fmt::format("T{} {}\\nholds {}\\nwaits {}", v.task, v.operation, v.held.empty() ? "-" : v.held, v.waiting_for));
       r.cycle.push_back(v);
-      boost::add_edge(i, (i + 1) % cycle.size(), g);
     }
-    std::ostringstream dot;
-    boost::write_graphviz(dot, g, [&](std::ostream& os, std::size_t v) {
-      os << "[label=\"" << labels[v] << "\", shape=box]";
-    });
-    r.dot = dot.str();
+    r.dot = cycle_dot(labels);
     result_.deadlock = std::move(r);
   }
 
@@ -449,8 +498,8 @@ class Run {
     auto& m = result_.metrics;
     m.makespan = last_release_;
     m.throughput = m.makespan > 0 ? static_cast<double>(m.tasks_completed) / m.makespan : 0;
-    m.latency = percentiles(std::move(latencies_));
-    m.wait = percentiles(std::move(waits_));
+    m.latency = percentiles_in_place(latencies_);
+    m.wait = percentiles_in_place(waits_);
     if (result_.outcome == RunOutcome::kCompleted) return;
     // The trace, oldest first.
     const std::size_t n = trace_.size();
@@ -470,9 +519,9 @@ class Run {
       result_.trace.push_back(fmt::format("t={:.6f} T{} {}", e.time, tasks_[e.task].script->id, what));
     }
     Schedule replay;
-    replay.load = schedule_.load;
-    replay.clients = schedule_.clients;
-    replay.lock_step_time = schedule_.lock_step_time;
+    replay.load = schedule_->load;
+    replay.clients = schedule_->clients;
+    replay.lock_step_time = schedule_->lock_step_time;
     for (const auto& t : tasks_) {
       if (t.arrived) replay.tasks.push_back(*t.script);
     }
@@ -481,18 +530,19 @@ class Run {
 
   const Planner& planner_;
   const impl::Scheme& scheme_;
-  const Schedule& schedule_;
+  const Schedule* schedule_ = nullptr;
   SimOptions options_;
   RunResult result_;
 
   std::vector<Task> tasks_;
-  std::unordered_map<std::string, CompiledPlan> plans_;       // looked up, never iterated
+  std::unordered_map<model::Operation, CompiledPlan, OperationHash> plans_;  // looked up, never iterated
+  std::vector<std::uint32_t> used_locks_;
   std::unordered_map<model::Path, std::uint32_t> lock_ids_;   // looked up, never iterated
   std::vector<model::Path> lock_paths_;
   std::vector<impl::LockQueue> locks_;
   std::size_t active_locks_ = 0;
 
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::vector<Event> events_;  // a min-heap on (time, seq)
   std::uint64_t seq_ = 0;
   double now_ = 0;
   double last_release_ = 0;
@@ -516,10 +566,14 @@ class Run {
   std::size_t trace_next_ = 0;
 };
 
-}  // namespace
+Simulator::Simulator(const Planner& planner, SimOptions options)
+    : impl_(std::make_unique<Impl>(planner, options)) {}
+Simulator::~Simulator() = default;
+const RunResult& Simulator::run(const Schedule& schedule) { return impl_->go(schedule); }
 
 RunResult simulate(const Planner& planner, const Schedule& schedule, const SimOptions& options) {
-  return Run(planner, schedule, options).go();
+  Simulator simulator(planner, options);
+  return simulator.run(schedule);
 }
 
 }  // namespace pathlock::sim

@@ -1,6 +1,8 @@
 // Runs the pathlock program the way a user does and checks what it says.
 
 #include <gtest/gtest.h>
+
+#include "support/files.hpp"
 #include <sys/wait.h>
 
 #include <array>
@@ -8,11 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "pathlock/impl/scheme.hpp"
 
 namespace {
+
+using pathlock::testing::slurp;
 
 struct CliRun {
   int status;
@@ -43,7 +48,7 @@ TEST(Cli, SchemesListsOnePerLineNameFirst) {
 }
 
 TEST(Cli, EverySubcommandHasHelp) {
-  for (const char* sub : {"", "schemes", "tables", "plan"}) {
+  for (const char* sub : {"", "simulate", "replay", "schemes", "tables", "plan"}) {
     const CliRun r = run(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub << ": " << r.output;
@@ -81,8 +86,21 @@ struct BadInput {
   const char* says;
 };
 
+// Each command fails (with `status`, if given) and says what it should.
+void expect_rejected(const std::vector<BadInput>& cases, int status = -1) {
+  for (const auto& c : cases) {
+    const CliRun r = run(c.args);
+    if (status < 0) {
+      EXPECT_NE(r.status, 0) << c.args;
+    } else {
+      EXPECT_EQ(r.status, status) << c.args << " said: " << r.output;
+    }
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << " said: " << r.output;
+  }
+}
+
 TEST(Cli, BadInputGetsAClearErrorAndNonZeroExit) {
-  const BadInput cases[] = {
+  expect_rejected({
       {"tables --depth 0", "--depth"},
       {"tables --fanout 99", "--fanout"},
       {"tables --depth x", "--depth"},
@@ -98,12 +116,65 @@ TEST(Cli, BadInputGetsAClearErrorAndNonZeroExit) {
       {"plan read /a/", "ends with '/'"},
       {"plan read ''", "key is empty"},
       {"plan read \"$(printf 'a\\377')\"", "not valid UTF-8"},
-  };
-  for (const auto& c : cases) {
-    const CliRun r = run(c.args);
-    EXPECT_NE(r.status, 0) << c.args;
-    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << " said: " << r.output;
+  });
+}
+
+
+TEST(Cli, SimulateWritesReportsAndIsDeterministic) {
+  const auto dir = std::filesystem::temp_directory_path() / "pathlock-cli-simulate";
+  std::filesystem::remove_all(dir);
+  const std::string args = "simulate --tasks 400 --levels 1,4 --out " + dir.string();
+  const CliRun first = run(args + "/a");
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("seed 1"), std::string::npos);
+  EXPECT_NE(first.output.find("pathlock replay"), std::string::npos);  // path-rwa's multipath failure
+  const CliRun second = run(args + "/b");
+  ASSERT_EQ(second.status, 0) << second.output;
+  for (const char* f : {"simulate.json", "simulate.md", "throughput.svg"}) {
+    EXPECT_EQ(slurp(dir / "a" / f), slurp(dir / "b" / f)) << f;
   }
+  EXPECT_EQ(run(args + "/c --strict").status, 3);
+  EXPECT_EQ(run("simulate --tasks 300 --levels 2 --no-plots --scheme path-rwa-joined --strict --out " + dir.string() + "/d").status, 0);
+
+  const std::string replay = (dir / "a" / "replay-path-rwa.json").string();
+  const CliRun r = run("replay " + replay);
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("reproduced: yes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("The events that led there"), std::string::npos) << r.output;
+  const CliRun fixed = run("replay " + replay + " --scheme path-rwa-joined");
+  EXPECT_EQ(fixed.status, 0) << fixed.output;
+  EXPECT_NE(fixed.output.find("completed"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, BadSimulateAndReplayInputIsRejectedClearly) {
+  const auto dir = std::filesystem::temp_directory_path() / "pathlock-cli-bad";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "bad-workload.json") << R"({"tree": {"depth": 3}, "clientz": 4})";
+  std::ofstream(dir / "not-json.json") << "{nope";
+  std::ofstream(dir / "wrong-schema.json") << R"({"schema": "something/else"})";
+  std::ofstream(dir / "bad-schedule.json")
+      << R"({"schema": "pathlock.replay/1", "scheme": "path-rw", "schedule": {"clients": 1, "tasks": [{"op": "read", "paths": ["a"]}]}})";
+  expect_rejected({
+      {"simulate --levels 0 --no-plots", "level 0 is not a client count"},
+      {"simulate --levels 2.5 --no-plots", "level 2.5 is not a client count"},
+      {"simulate --tasks 0", "--tasks"},
+      {"simulate --seed -4", "--seed"},
+      {"simulate --workload /nonexistent/w.json", "/nonexistent/w.json"},
+      {"simulate --scheme nope", "unknown scheme"},
+      {"replay", "file"},
+      {"replay /nonexistent.json", "/nonexistent.json"},
+  });
+  const auto in_dir = [&](const char* prefix, const char* file) { return prefix + (dir / file).string(); };
+  const std::vector<std::string> args{in_dir("simulate --workload ", "bad-workload.json"),
+                                      in_dir("replay ", "not-json.json"), in_dir("replay ", "wrong-schema.json"),
+                                      in_dir("replay ", "bad-schedule.json")};
+  expect_rejected({{args[0].c_str(), "clientz: unknown field"},
+                   {args[1].c_str(), "not valid JSON"},
+                   {args[2].c_str(), "not a replay file"},
+                   {args[3].c_str(), "does not start with '/'"}},
+                  2);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

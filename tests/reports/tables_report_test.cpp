@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "support/files.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -7,6 +9,8 @@
 
 namespace pathlock::reports {
 namespace {
+
+using pathlock::testing::slurp;
 
 const sim::StaticAnalysis& analysis() {
   static const sim::StaticAnalysis a = sim::analyze_static(impl::builtin_schemes(), sim::TreeSpec{});
@@ -19,12 +23,6 @@ std::size_t count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 TEST(TablesJson, FollowsTheDocumentedSchema) {
   const auto j = tables_json(analysis());

@@ -243,3 +243,26 @@ TEST(Rng, ZipfFavoursLowRanks) {
 
 }  // namespace
 }  // namespace pathlock::sim
+
+namespace pathlock::sim {
+namespace {
+
+TEST(Simulator, AReusedSimulatorGivesWhatAFreshOneGives) {
+  const SchemePlanner planner(impl::path_rwa_scheme());
+  Simulator reused(planner);
+  WorkloadSpec small = multi_path_workload();
+  small.tasks = 50;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const Schedule s = make_schedule(seed % 2 ? small : multi_path_workload(), seed);
+    const RunResult fresh = simulate(planner, s);
+    const RunResult& again = reused.run(s);
+    ASSERT_EQ(again.outcome, fresh.outcome) << seed;
+    EXPECT_EQ(again.metrics.events, fresh.metrics.events) << seed;
+    EXPECT_EQ(again.metrics.makespan, fresh.metrics.makespan) << seed;
+    EXPECT_EQ(again.metrics.bypasses, fresh.metrics.bypasses) << seed;
+    EXPECT_EQ(again.trace, fresh.trace) << seed;
+  }
+}
+
+}  // namespace
+}  // namespace pathlock::sim

@@ -26,11 +26,12 @@ struct Table {
   std::vector<std::vector<Cell>> rows;
 };
 
-enum class BlockKind { kHeading1, kHeading2, kHeading3, kParagraph, kTable, kAlert, kCode };
+enum class BlockKind { kHeading1, kHeading2, kHeading3, kParagraph, kTable, kAlert, kCode, kImage };
 
 struct Block {
   BlockKind kind;
-  std::string text;  // for everything but tables
+  std::string text;  // for everything but tables; an image's file name
+  std::string alt;   // an image's caption
   Table table;       // for kTable
 };
 
@@ -41,6 +42,8 @@ class Document {
   void alert(std::string text);
   void code(std::string text);
   void table(Table table);
+  // A picture in a file beside the report (relative name).
+  void image(std::string file, std::string caption);
   const std::vector<Block>& blocks() const noexcept { return blocks_; }
 
  private:

@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,7 @@ struct RunMetrics {
   double throughput = 0;  // completed tasks per unit of virtual time
   Percentiles latency;    // arrival to release
   Percentiles wait;       // arrival to holding the whole plan, less lock-step time
+  std::uint64_t lock_requests = 0;  // acquire calls on the lock table
   std::uint64_t waits = 0;          // lock requests that queued
   std::uint64_t bypasses = 0;       // grants to a later request over a queued one
   std::uint64_t max_bypassed = 0;   // the most bypasses any one wait suffered
@@ -97,6 +99,25 @@ struct RunResult {
 
 struct SimOptions {
   std::size_t trace_events = 64;  // how many events a failure report shows
+};
+
+// Runs schedules against one planner. Plans are cached per distinct
+// operation and buffers are reused, so repeated short runs are cheap; every
+// run gives exactly what a fresh Simulator would.
+class Simulator {
+ public:
+  // REQUIRES: `planner` outlives the Simulator.
+  explicit Simulator(const Planner& planner, SimOptions options = {});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // The result stays valid until the next run.
+  const RunResult& run(const Schedule& schedule);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 RunResult simulate(const Planner& planner, const Schedule& schedule, const SimOptions& options = {});
