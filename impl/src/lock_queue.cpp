@@ -31,6 +31,13 @@ AcquireOutcome LockQueue::acquire(const Scheme& scheme, TaskId task, ModeId mode
   return AcquireOutcome::kQueued;
 }
 
+bool LockQueue::try_acquire(const Scheme& scheme, TaskId task, ModeId mode) {
+  if (!compatible_with_mask(scheme, mode, held_mask_ | queued_mask_)) return false;
+  holders_.push_back({task, mode});
+  held_mask_ |= bit(mode);
+  return true;
+}
+
 void LockQueue::recompute_masks() {
   held_mask_ = 0;
   queued_mask_ = 0;

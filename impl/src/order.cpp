@@ -5,16 +5,19 @@
 namespace pathlock::impl {
 namespace {
 
-std::strong_ordering by_depth_then_components(const model::Path& a, const model::Path& b) {
-  if (auto c = a.depth() <=> b.depth(); c != 0) return c;
-  return a <=> b;
+using model::compare_path_text;
+using model::path_text_depth;
+
+std::strong_ordering by_depth_then_components(std::string_view a, std::string_view b) {
+  if (auto c = path_text_depth(a) <=> path_text_depth(b); c != 0) return c;
+  return compare_path_text(a, b);
 }
 
-std::strong_ordering by_components(const model::Path& a, const model::Path& b) { return a <=> b; }
+std::strong_ordering by_components(std::string_view a, std::string_view b) { return compare_path_text(a, b); }
 
-std::strong_ordering deepest_then_components(const model::Path& a, const model::Path& b) {
-  if (auto c = b.depth() <=> a.depth(); c != 0) return c;
-  return a <=> b;
+std::strong_ordering deepest_then_components(std::string_view a, std::string_view b) {
+  if (auto c = path_text_depth(b) <=> path_text_depth(a); c != 0) return c;
+  return compare_path_text(a, b);
 }
 
 }  // namespace

@@ -6,9 +6,14 @@
 
 namespace pathlock::impl {
 
-Plan plan_for(const Scheme& scheme, const model::Request& request) {
+namespace {
+constexpr std::string_view kRootText = "/";
+}  // namespace
+
+void plan_into(const Scheme& scheme, const model::Request& request, StepBuffer& out) {
+  out.clear();
   if (scheme.granularity() == Granularity::kGlobal) {
-    // Every role of every path lands on the one lock.
+    // Every role of every path lands on the one lock, the root's slot.
     ModeId mode = scheme.mode_for(request.writes().empty() ? Role::kReadTarget : Role::kWriteTarget);
     const auto fold = [&](const std::vector<model::Path>& paths, Role target, Role ancestor) {
       for (const auto& p : paths) {
@@ -18,31 +23,47 @@ Plan plan_for(const Scheme& scheme, const model::Request& request) {
     };
     fold(request.writes(), Role::kWriteTarget, Role::kWriteAncestor);
     fold(request.reads(), Role::kReadTarget, Role::kReadAncestor);
-    return Plan({LockStep{model::Path::root(), mode}});
+    out.push_back({kRootText, mode});
+    return;
   }
-
-  std::vector<LockStep> entries;
+  // Each path, then each of its proper ancestors: prefixes of its own text.
   const auto add = [&](const std::vector<model::Path>& paths, Role target, Role ancestor) {
+    const ModeId target_mode = scheme.mode_for(target);
+    const ModeId ancestor_mode = scheme.mode_for(ancestor);
     for (const auto& p : paths) {
-      entries.push_back({p, scheme.mode_for(target)});
-      for (auto& a : p.proper_ancestors()) entries.push_back({std::move(a), scheme.mode_for(ancestor)});
+      const std::string_view text = p.str();
+      out.push_back({text, target_mode});
+      if (p.is_root()) continue;
+      out.push_back({kRootText, ancestor_mode});
+      for (std::size_t i = 1; i < text.size(); ++i) {
+        if (text[i] == '/') out.push_back({text.substr(0, i), ancestor_mode});
+      }
     }
   };
   add(request.writes(), Role::kWriteTarget, Role::kWriteAncestor);
   add(request.reads(), Role::kReadTarget, Role::kReadAncestor);
-
+  // Sort by the scheme's order and join the modes of equal locks; the join is
+  // a semilattice, so the order among equals does not matter.
   const LockOrder& order = scheme.order();
-  std::stable_sort(entries.begin(), entries.end(),
-                   [&](const LockStep& x, const LockStep& y) { return order.less(x.lock, y.lock); });
-  std::vector<LockStep> steps;
-  steps.reserve(entries.size());
-  for (auto& e : entries) {
-    if (!steps.empty() && steps.back().lock == e.lock) {
-      steps.back().mode = scheme.join(steps.back().mode, e.mode);
+  std::sort(out.begin(), out.end(), [&](const StepView& x, const StepView& y) { return order.less(x.lock, y.lock); });
+  std::size_t kept = 0;
+  StepView* steps = out.begin();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (kept > 0 && steps[kept - 1].lock == steps[i].lock) {
+      steps[kept - 1].mode = scheme.join(steps[kept - 1].mode, steps[i].mode);
     } else {
-      steps.push_back(std::move(e));
+      steps[kept++] = steps[i];
     }
   }
+  out.truncate(kept);
+}
+
+Plan plan_for(const Scheme& scheme, const model::Request& request) {
+  StepBuffer buffer;
+  plan_into(scheme, request, buffer);
+  std::vector<LockStep> steps;
+  steps.reserve(buffer.size());
+  for (const auto& s : buffer) steps.push_back({model::Path::parse(s.lock), s.mode});
   return Plan(std::move(steps));
 }
 

@@ -191,15 +191,23 @@ bool Path::is_proper_ancestor_of(const Path& other) const noexcept {
          std::string_view(other.text_).starts_with(text_);
 }
 
-std::strong_ordering operator<=>(const Path& a, const Path& b) noexcept {
+std::strong_ordering compare_path_text(std::string_view a, std::string_view b) noexcept {
   // Byte-wise, with '/' below every other byte: equal to component-wise order,
   // since components contain neither '/' nor NUL.
   const auto rank = [](char c) { return c == '/' ? -1 : static_cast<int>(static_cast<unsigned char>(c)); };
-  const std::size_t n = std::min(a.text_.size(), b.text_.size());
+  const std::size_t n = std::min(a.size(), b.size());
   for (std::size_t i = 0; i < n; ++i) {
-    if (a.text_[i] != b.text_[i]) return rank(a.text_[i]) <=> rank(b.text_[i]);
+    if (a[i] != b[i]) return rank(a[i]) <=> rank(b[i]);
   }
-  return a.text_.size() <=> b.text_.size();
+  return a.size() <=> b.size();
+}
+
+std::size_t path_text_depth(std::string_view text) noexcept {
+  return text.size() <= 1 ? 0 : static_cast<std::size_t>(std::count(text.begin(), text.end(), '/'));
+}
+
+std::strong_ordering operator<=>(const Path& a, const Path& b) noexcept {
+  return compare_path_text(a.text_, b.text_);
 }
 
 }  // namespace pathlock::model

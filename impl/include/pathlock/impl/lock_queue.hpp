@@ -33,7 +33,9 @@
 
 namespace pathlock::impl {
 
-using TaskId = std::uint32_t;
+// Identifies a holder or waiter: a simulator slot, or one acquisition of the
+// production lock (64 bits, so ids are never reused).
+using TaskId = std::uint64_t;
 
 enum class AcquireOutcome { kGranted, kQueued };
 
@@ -47,6 +49,9 @@ class LockQueue {
  public:
   // REQUIRES: `scheme` is the same for every call on this queue.
   AcquireOutcome acquire(const Scheme& scheme, TaskId task, ModeId mode);
+  // Grants as acquire() would, but never queues: false means acquire() would
+  // have queued, and nothing changed.
+  bool try_acquire(const Scheme& scheme, TaskId task, ModeId mode);
 
   // Drops one hold of `task`, then grants what the rule allows; the newly
   // granted are appended to `granted`, in queue order. Returns false (and

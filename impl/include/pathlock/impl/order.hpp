@@ -18,19 +18,21 @@ namespace pathlock::impl {
 
 class LockOrder {
  public:
-  // Must be a strict total order: antisymmetric, transitive, and returning
-  // `equal` only for equal paths.
-  using Compare = std::strong_ordering (*)(const model::Path&, const model::Path&);
+  // Compares canonical path text ("/", "/a/b"). Must be a strict total order:
+  // antisymmetric, transitive, and returning `equal` only for equal paths.
+  using Compare = std::strong_ordering (*)(std::string_view, std::string_view);
 
   LockOrder(std::string name, std::string description, Compare compare_fn)
       : name_(std::move(name)), description_(std::move(description)), compare_(compare_fn) {}
 
   const std::string& name() const noexcept { return name_; }
   const std::string& description() const noexcept { return description_; }
+  std::strong_ordering compare(std::string_view a, std::string_view b) const noexcept { return compare_(a, b); }
+  bool less(std::string_view a, std::string_view b) const noexcept { return compare_(a, b) < 0; }
   std::strong_ordering compare(const model::Path& a, const model::Path& b) const noexcept {
-    return compare_(a, b);
+    return compare_(a.str(), b.str());
   }
-  bool less(const model::Path& a, const model::Path& b) const noexcept { return compare_(a, b) < 0; }
+  bool less(const model::Path& a, const model::Path& b) const noexcept { return compare_(a.str(), b.str()) < 0; }
 
   // Default (seed 000): ancestor first (shallower depth first), then
   // lexicographic by component.

@@ -6,15 +6,69 @@
 //   a global scheme's plan has exactly one step, on the root path's slot
 //   mode(p) = join of the role modes of p's roles     (see scheme.hpp)
 
+#include <algorithm>
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/request.hpp"
 
 namespace pathlock::impl {
+
+// A plan step as a view: `lock` is the canonical text of a path ("/a/b"),
+// pointing into the request's own paths (or at a static "/" for the root).
+struct StepView {
+  std::string_view lock;
+  ModeId mode;
+  friend bool operator==(const StepView&, const StepView&) = default;
+};
+
+// The steps of one plan, stored inline up to kInline steps (a request on one
+// path of depth up to 31, or a copy between two depth-15 paths) and on the
+// heap beyond: planning a typical request allocates nothing.
+class StepBuffer {
+ public:
+  static constexpr std::size_t kInline = 32;
+  void clear() noexcept {
+    size_ = 0;
+    heap_.clear();
+  }
+  void push_back(StepView step) {
+    if (size_ < kInline) {
+      inline_[size_] = step;
+    } else {
+      if (size_ == kInline) heap_.assign(inline_.begin(), inline_.end());
+      heap_.push_back(step);
+    }
+    ++size_;
+  }
+  std::size_t size() const noexcept { return size_; }
+  StepView* begin() noexcept { return size_ <= kInline ? inline_.data() : heap_.data(); }
+  StepView* end() noexcept { return begin() + size_; }
+  const StepView* begin() const noexcept { return size_ <= kInline ? inline_.data() : heap_.data(); }
+  const StepView* end() const noexcept { return begin() + size_; }
+  const StepView& operator[](std::size_t i) const noexcept { return begin()[i]; }
+  void truncate(std::size_t n) noexcept {
+    if (size_ > kInline && n <= kInline) std::copy(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(n), inline_.begin());
+    size_ = n;
+    if (n <= kInline) heap_.clear(); else heap_.resize(n);
+  }
+
+ private:
+  std::array<StepView, kInline> inline_{};
+  std::vector<StepView> heap_;
+  std::size_t size_ = 0;
+};
+
+// The plan of `request` as views into it, in acquisition order, each lock
+// once: the one planning routine that plan_for, the simulator and the
+// production lock all use. `out` is cleared first. No allocation unless the
+// plan has more than StepBuffer::kInline steps.
+void plan_into(const Scheme& scheme, const model::Request& request, StepBuffer& out);
 
 struct LockStep {
   model::Path lock;  // for a global scheme, the root path stands for the one lock

@@ -81,6 +81,13 @@ class Path {
   std::size_t depth_ = 0;
 };
 
+// The order and depth of canonical path text ("/" or "/a/b"), for code that
+// works on views of paths without building Path objects.
+// Component-wise order: byte-wise with '/' below every other byte.
+std::strong_ordering compare_path_text(std::string_view a, std::string_view b) noexcept;
+// Number of components: 0 for "/".
+std::size_t path_text_depth(std::string_view text) noexcept;
+
 // Byte offset of the first ill-formed UTF-8 sequence, or npos if `text` is
 // well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
 std::size_t first_invalid_utf8(std::string_view text) noexcept;
