@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Quick start 2: install what is missing, build, and run every test:
-#   release (g++): unit and property tests, CLI tests, benchmark smoke run;
-#   asan (clang):  the same under AddressSanitizer + UBSan, plus the fuzzers.
+#   release (g++):  unit and property tests, CLI tests, benchmark smoke runs;
+#   asan (clang):   the same under AddressSanitizer + UBSan, plus the fuzzers;
+#   tsan (clang):   the concurrency tests (label "concurrency") under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 
-for preset in release asan; do
+for preset in release asan tsan; do
   echo "== $preset: configure and build"
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset"
@@ -15,3 +16,5 @@ for preset in release asan; do
   echo "== $preset: test"
   ctest --preset "$preset" -j2 --timeout 600
 done
+echo "== tsan: concurrency tests"
+ctest --preset tsan -j2 --timeout 600 -L concurrency

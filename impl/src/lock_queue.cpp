@@ -69,7 +69,7 @@ bool LockQueue::remove_and_grant(const Scheme& scheme, std::vector<LockEntry>& f
   if (it == from.end()) return false;
   from.erase(it);
   recompute_masks();
-  grant_from_queue(scheme, granted);
+  if (!waiters_.empty()) grant_from_queue(scheme, granted);
   return true;
 }
 

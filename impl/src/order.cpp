@@ -25,13 +25,13 @@ std::strong_ordering deepest_then_components(std::string_view a, std::string_vie
 const LockOrder& LockOrder::ancestor_first() {
   static const LockOrder order("ancestor-first",
                                "ancestor first (by depth), then lexicographic by component",
-                               &by_depth_then_components);
+                               &by_depth_then_components, Ancestry::kAncestorsFirst);
   return order;
 }
 
 const LockOrder& LockOrder::preorder() {
   static const LockOrder order("preorder", "lexicographic by component (tree pre-order)",
-                               &by_components);
+                               &by_components, Ancestry::kAncestorsFirst);
   return order;
 }
 

@@ -26,26 +26,34 @@ void plan_into(const Scheme& scheme, const model::Request& request, StepBuffer& 
     out.push_back({kRootText, mode});
     return;
   }
-  // Each path, then each of its proper ancestors: prefixes of its own text.
+  // Each path's proper ancestors, shallowest first (prefixes of its own
+  // text), then the path itself.
   const auto add = [&](const std::vector<model::Path>& paths, Role target, Role ancestor) {
     const ModeId target_mode = scheme.mode_for(target);
     const ModeId ancestor_mode = scheme.mode_for(ancestor);
     for (const auto& p : paths) {
       const std::string_view text = p.str();
-      out.push_back({text, target_mode});
-      if (p.is_root()) continue;
-      out.push_back({kRootText, ancestor_mode});
-      for (std::size_t i = 1; i < text.size(); ++i) {
-        if (text[i] == '/') out.push_back({text.substr(0, i), ancestor_mode});
+      if (!p.is_root()) {
+        out.push_back(kRootText, ancestor_mode);
+        // A byte loop: paths are short, and one memchr call per component costs more.
+        for (std::size_t i = 1; i < text.size(); ++i) {
+          if (text[i] == '/') out.push_back(text.substr(0, i), ancestor_mode);
+        }
       }
+      out.push_back(text, target_mode);
     }
   };
   add(request.writes(), Role::kWriteTarget, Role::kWriteAncestor);
   add(request.reads(), Role::kReadTarget, Role::kReadAncestor);
   // Sort by the scheme's order and join the modes of equal locks; the join is
-  // a semilattice, so the order among equals does not matter.
+  // a semilattice, so the order among equals does not matter. A one-path
+  // request is emitted shallowest first: sorted already if the order puts
+  // ancestors first.
   const LockOrder& order = scheme.order();
-  std::sort(out.begin(), out.end(), [&](const StepView& x, const StepView& y) { return order.less(x.lock, y.lock); });
+  const bool one_path = request.reads().size() + request.writes().size() == 1;
+  if (one_path && order.ancestry() == Ancestry::kAncestorsFirst) return;  // distinct and sorted
+  const auto less = [&](const StepView& x, const StepView& y) { return order.less(x.lock, y.lock); };
+  std::sort(out.begin(), out.end(), less);
   std::size_t kept = 0;
   StepView* steps = out.begin();
   for (std::size_t i = 0; i < out.size(); ++i) {

@@ -58,7 +58,7 @@ TYPED_TEST(PathLockConformance, GrantsHoldsTheWholePlanAndEvictsOnRelease) {
     EXPECT_EQ(this->lock_.active_locks(), guard.lock_count());
   }
   EXPECT_EQ(this->lock_.active_locks(), 0u);  // idle entries are evicted at once
-  EXPECT_GT(this->lock_.cached_nodes(), 0u);
+  EXPECT_GT(this->lock_.idle_locks(), 0u);
 }
 
 // Hold A, try B: granted exactly when impl's plans allow it, and never when
@@ -156,7 +156,7 @@ TYPED_TEST(PathLockConformance, GuardsMoveAndReleaseOnce) {
 // request holding at the time, with model::conflicts.
 template <typename S>
 void stress(const std::vector<model::Operation>& ops, int threads, int iterations) {
-  PathLock lock(S::scheme(), PathLockOptions{.shards = 4, .max_free_nodes_per_shard = 2});
+  PathLock lock(S::scheme(), PathLockOptions{.shards = 4, .max_idle_locks_per_shard = 2});
   std::mutex shadow_mu;
   std::vector<const model::Request*> shadow;
   std::atomic<int> violations{0};
@@ -196,7 +196,7 @@ void stress(const std::vector<model::Operation>& ops, int threads, int iteration
   EXPECT_EQ(violations.load(), 0);
   EXPECT_GT(granted.load(), 0);
   EXPECT_EQ(lock.active_locks(), 0u);
-  EXPECT_LE(lock.cached_nodes(), 4u * 2u);  // the free-node cache stays bounded
+  EXPECT_LE(lock.idle_locks(), 4u * 2u);  // the free-node cache stays bounded
 }
 
 std::vector<model::Operation> stress_ops(bool multi_path) {
@@ -274,7 +274,7 @@ TEST(PathLockEviction, EntriesComeAndGoUnderChurn) {
   // Many threads hit few paths with very short timeouts: entries are created,
   // waited on, withdrawn and evicted all the time. Every acquire must end
   // with a consistent table.
-  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 1, .max_free_nodes_per_shard = 0});
+  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 0});
   const auto a = model::write(P("/hot/a")).request();
   const auto b = model::write(P("/hot")).request();
   std::vector<std::thread> pool;
@@ -290,7 +290,7 @@ TEST(PathLockEviction, EntriesComeAndGoUnderChurn) {
   for (auto& th : pool) th.join();
   EXPECT_GT(granted.load(), 0);
   EXPECT_EQ(lock.active_locks(), 0u);
-  EXPECT_EQ(lock.cached_nodes(), 0u);
+  EXPECT_EQ(lock.idle_locks(), 0u);
 }
 
 }  // namespace

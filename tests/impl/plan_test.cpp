@@ -79,6 +79,14 @@ std::map<Path, std::string> seed000_rule(const Request& r) {
   return out;
 }
 
+// Planning trusts an order's Ancestry promise to skip sorting: check it.
+RC_GTEST_PROP(OrderProps, AncestorsFirstOrdersKeepTheirPromise, (const Path& p)) {
+  for (const auto* o : LockOrder::builtins()) {
+    if (o->ancestry() != Ancestry::kAncestorsFirst) continue;
+    for (const auto& a : p.proper_ancestors()) RC_ASSERT(o->less(a, p));
+  }
+}
+
 RC_GTEST_PROP(PlanProps, Scheme4FollowsSeed000AsWritten, (const Request& r)) {
   std::map<Path, std::string> got;
   for (const auto& step : plan_for(path_rwa_scheme(), r)) got[step.lock] = path_rwa_scheme().mode_name(step.mode);

@@ -42,27 +42,56 @@
 // overtaken by a request incompatible with it: a writer is not starved by a
 // stream of readers, and only compatible requests bypass anyone.
 //
-// MEMORY. Lock entries exist only while held or waited for: the entry of a
-// lock that becomes idle is evicted at once (the counterpart of the design
-// notes' weak-reference cache), and its node kept for reuse, up to
-// PathLockOptions::max_free_nodes_per_shard per shard. Memory is bounded by
-// the locks in use plus that cache. Eviction cannot race a waiter: finding an
-// entry and queueing on it happen in one critical section of its shard, and a
-// queued entry is not idle.
+// MEMORY. An entry exists while its lock is held or waited for (active) and,
+// once idle, stays in its shard's LRU idle list for reuse by the next request
+// on that path: at most PathLockOptions::max_idle_locks_per_shard per shard;
+// beyond that the least recently idle entry is evicted (deleted, or reused
+// for a new path). This is the counterpart of the design notes' weak-reference
+// cache, with a hard bound:
 //
-// CONCURRENCY. The table is split into shards (a power of two), each a
-// mutex-protected intrusive hash table; there is no global mutex. A step
-// locks one shard for a few hundred instructions. Waiting happens outside any
-// shard mutex, on the waiter's own condition variable.
+//   entries(shard) = active(shard) + idle(shard),  idle(shard) <= max_idle
+//   total entries  <= active locks + shards * max_idle_locks_per_shard
 //
-// INVARIANTS (per shard, under its mutex):
-//   every entry in the table has a holder or a waiter       (no idle entries)
-//   entries == number of entries linked from the buckets
+// Eviction cannot race a waiter: finding an entry (which unlists it from the
+// idle list) and queueing on it happen in one critical section of its shard,
+// and only idle entries are evicted.
+//
+// CONCURRENCY. The table is split into shards (a power of two, picked by the
+// high bits of the path's hash), each an intrusive hash table behind a
+// SpinLock (impl/mutex.hpp); there is no global mutex. A step holds one shard
+// lock for a few hundred instructions and never blocks under it. A step that
+// must wait queues itself, leaves the shard, spins briefly on its own
+// `granted` flag (a lock released within microseconds is handed over without
+// a sleep and a wake-up), then sleeps on its own condition variable. The
+// releasing thread grants it under the shard lock and wakes it.
+//
+// ROOT GATE. Every request locks "/", so one shard would serialise every
+// thread. The root therefore has a fast path for its gate modes: the largest
+// set of modes grown from the ancestor modes (and, for the global schemes,
+// the read mode) that is closed under join and pairwise compatible (rwa-
+// joined: {RA, WA}; path-rw: {R}; global-rw: {S}; global-mutex: none). While
+// the gate is open, a step that wants the root in a gate mode increments a
+// counter in one of 16 cache-line stripes and re-reads `closed` (Dekker, all
+// seq_cst); it touches no shard. A step that wants the root in any other
+// mode closes the gate under the root's shard lock and, for each gate mode
+// with fast holders, queues a pseudo holder (task id = mode index) on the
+// root entry, so the fast holders become ordinary holders that it waits for.
+// The last fast holder of a mode to leave releases its pseudo hold; the gate
+// reopens once the root entry holds and queues only gate modes.
+//
+//   fast holders of m = sum over stripes of count[m]      (each >= 0 in sum)
+//   gate closed  and  sum(m) > 0   =>  pseudo task m holds the root in m
+//   gate open    =>  root entry holds and queues only gate modes
+//
+// INVARIANTS (per shard, under its lock):
+//   entries == nodes linked from the buckets == active + idle_count
+//   a node is in the idle list  <=>  its queue has no holder and no waiter
 //   each waiting acquisition has exactly one sleeper record, on the entry it waits for
 //
-// COSTS. An uncontended acquire allocates nothing once the node cache is warm
-// (and its plan has at most impl::StepBuffer::kInline steps); see README for
-// measured times.
+// COSTS. An uncontended acquire allocates nothing once its entries exist (and
+// its plan has at most impl::StepBuffer::kInline steps); see the README for
+// measured times against std::mutex, std::shared_mutex and a map of
+// shared_mutexes.
 //
 // ERRORS. Requests are model::Request, validated when built (a malformed key
 // or path, or an empty request, throws model::InputError there). A deadline
@@ -93,7 +122,8 @@ std::string_view to_string(AcquireStatus status) noexcept;
 
 struct PathLockOptions {
   std::size_t shards = 64;                    // rounded up to a power of two
-  std::size_t max_free_nodes_per_shard = 64;  // idle nodes kept for reuse
+  std::size_t max_idle_locks_per_shard = 64;  // idle entries kept, for reuse
+  bool root_gate = true;                      // the root's fast path (ROOT GATE)
 };
 
 class PathLock {
@@ -101,6 +131,9 @@ class PathLock {
   class Guard;
   struct Node;
   struct Shard;
+  struct Waiter;
+  class WaiterSlot;
+  struct RootGate;
 
   // REQUIRES: `scheme` outlives the PathLock.
   explicit PathLock(const impl::Scheme& scheme, PathLockOptions options = {});
@@ -133,20 +166,39 @@ class PathLock {
   const impl::Scheme& scheme() const noexcept { return scheme_; }
   // Lock entries in use (held or waited for), over all shards.
   std::size_t active_locks() const;
-  // Idle nodes kept for reuse, over all shards.
-  std::size_t cached_nodes() const;
+  // Idle entries kept for reuse, over all shards: at most
+  // shards * max_idle_locks_per_shard.
+  std::size_t idle_locks() const;
 
  private:
   enum class WaitPolicy { kNever, kUntilDeadline, kForever };
   Guard acquire_impl(const model::Request& request, WaitPolicy policy,
                      std::chrono::steady_clock::time_point deadline, std::stop_token stop);
-  void release_node(Node* node, impl::TaskId id);
+  // The task id under which the root gate's fast holders in `mode` hold the
+  // root entry while the gate is closed; acquisitions have ids >= 2^16.
+  static constexpr impl::TaskId pseudo_task(impl::ModeId mode) noexcept { return mode.index; }
+
+  // node == nullptr: a fast hold of the root, in `mode`.
+  void release_node(Node* node, impl::ModeId mode, impl::TaskId id);
+  bool try_fast_root(impl::ModeId mode);
+  // REQUIRES: root->shard->mu held.
+  void close_gate(Node* root);
+  // If the gate is closed and its last fast holder has left, releases the
+  // pseudo hold. EXCLUDES the root's shard lock.
+  void drain_gate();
+  // REQUIRES: node->shard->mu held. Wakes `granted`; lists the node if idle.
+  void settle(Node* node, std::vector<impl::LockEntry>& granted);
+  AcquireStatus wait_for_grant(Waiter& waiter, WaitPolicy policy,
+                               std::chrono::steady_clock::time_point deadline, std::stop_token& stop);
+  template <typename F>
+  std::size_t sum_over_shards(F count) const;
   Shard& shard_for(std::uint64_t hash) const noexcept;
 
   const impl::Scheme& scheme_;
   PathLockOptions options_;
   std::size_t shard_mask_;
   std::unique_ptr<Shard[]> shards_;
+  std::unique_ptr<RootGate> gate_;
 };
 
 // Holds the locks of one granted acquire; releases them when destroyed.
@@ -172,15 +224,21 @@ class PathLock::Guard {
   friend class PathLock;
   static constexpr std::size_t kInline = 32;
   Guard(PathLock* lock, impl::TaskId id) : lock_(lock), id_(id) {}
-  void push(Node* node);
-  Node* node(std::size_t i) const noexcept { return i < kInline ? inline_[i] : heap_[i - kInline]; }
+  struct Held {
+    Node* node;  // nullptr: the root, held through the root gate
+    impl::ModeId mode;
+  };
+  void push(Node* node, impl::ModeId mode);
+  const Held& held(std::size_t i) const noexcept { return i < kInline ? inline_[i] : heap_[i - kInline]; }
 
   PathLock* lock_ = nullptr;
   impl::TaskId id_ = 0;
   AcquireStatus status_ = AcquireStatus::kReleased;
   std::size_t count_ = 0;
-  Node* inline_[kInline] = {};
-  std::vector<Node*> heap_;  // steps beyond kInline
+  // Only inline_[0, min(count_, kInline)) is ever read: left uninitialised,
+  // since zeroing 512 bytes per acquire costs more than a lock step.
+  Held inline_[kInline];
+  std::vector<Held> heap_;  // steps beyond kInline
 };
 
 template <typename Rep, typename Period>

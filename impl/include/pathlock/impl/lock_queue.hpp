@@ -70,6 +70,9 @@ class LockQueue {
   std::span<const LockEntry> holders() const noexcept { return holders_; }
   std::span<const LockEntry> waiters() const noexcept { return waiters_; }
   bool idle() const noexcept { return holders_.empty() && waiters_.empty(); }
+  // Bit m set iff some holder (waiter) has mode m.
+  std::uint32_t held_mask() const noexcept { return held_mask_; }
+  std::uint32_t queued_mask() const noexcept { return queued_mask_; }
 
   // Empty if the invariants hold; otherwise the first broken one.
   std::string check_invariants(const Scheme& scheme) const;

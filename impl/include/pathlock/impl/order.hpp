@@ -8,6 +8,7 @@
 // strict total order on paths will do; the built-in ones are below.
 
 #include <compare>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,14 +17,24 @@
 
 namespace pathlock::impl {
 
+// What an order promises about a path and its ancestors; planning uses it to
+// skip sorting a one-path request, whose locks it emits shallowest first.
+enum class Ancestry : std::uint8_t {
+  kAncestorsFirst,  // every path sorts after each of its proper ancestors
+  kUnspecified,     // no promise: plans are sorted
+};
+
 class LockOrder {
  public:
   // Compares canonical path text ("/", "/a/b"). Must be a strict total order:
   // antisymmetric, transitive, and returning `equal` only for equal paths.
   using Compare = std::strong_ordering (*)(std::string_view, std::string_view);
 
-  LockOrder(std::string name, std::string description, Compare compare_fn)
-      : name_(std::move(name)), description_(std::move(description)), compare_(compare_fn) {}
+  LockOrder(std::string name, std::string description, Compare compare_fn,
+            Ancestry ancestry = Ancestry::kUnspecified)
+      : name_(std::move(name)), description_(std::move(description)), compare_(compare_fn), ancestry_(ancestry) {}
+
+  Ancestry ancestry() const noexcept { return ancestry_; }
 
   const std::string& name() const noexcept { return name_; }
   const std::string& description() const noexcept { return description_; }
@@ -52,6 +63,7 @@ class LockOrder {
   std::string name_;
   std::string description_;
   Compare compare_;
+  Ancestry ancestry_;
 };
 
 }  // namespace pathlock::impl

@@ -37,6 +37,18 @@ class StepBuffer {
     size_ = 0;
     heap_.clear();
   }
+  // Takes the fields, not a StepView: storing them one by one avoids building
+  // the struct on the stack and copying it (a store-forwarding stall).
+  void push_back(std::string_view lock, ModeId mode) {
+    if (size_ < kInline) {
+      inline_[size_].lock = lock;
+      inline_[size_].mode = mode;
+    } else {
+      if (size_ == kInline) heap_.assign(inline_.begin(), inline_.end());
+      heap_.push_back({lock, mode});
+    }
+    ++size_;
+  }
   void push_back(StepView step) {
     if (size_ < kInline) {
       inline_[size_] = step;
