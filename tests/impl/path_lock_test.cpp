@@ -6,10 +6,12 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "pathlock/impl/plan.hpp"
 #include "pathlock/model/conflict.hpp"
+#include "pathlock/model/error.hpp"
 #include "pathlock/path_lock.hpp"
 #include "pathlock/sim/rng.hpp"
 #include "pathlock/sim/tree.hpp"
@@ -118,6 +120,26 @@ TYPED_TEST(PathLockConformance, ADeadlineAlreadyPastTriesOnce) {
     EXPECT_EQ(this->lock_.acquire_until(request, past).status(), AcquireStatus::kTimedOut);
   }
   EXPECT_EQ(this->lock_.active_locks(), 0u);
+}
+
+TYPED_TEST(PathLockConformance, BadInputIsRejectedBeforeAnyLockIsTaken) {
+  // A malformed key, a malformed path, an empty request: each throws an
+  // InputError naming the problem while the request is built.
+  const auto problem_of = [](auto&& build) {
+    try {
+      build();
+    } catch (const model::InputError& e) {
+      return std::optional<model::InputProblem>(e.problem());
+    }
+    return std::optional<model::InputProblem>();
+  };
+  EXPECT_TRUE(problem_of([&] { return this->lock_.write(model::Path::from_key("a//b")); }).has_value());
+  EXPECT_TRUE(problem_of([&] { return this->lock_.read(model::Path::parse("/a/")); }).has_value());
+  EXPECT_EQ(problem_of([&] { return this->lock_.acquire(model::Request({}, {})); }),
+            model::InputProblem::kEmptyRequest);
+  EXPECT_EQ(this->lock_.active_locks(), 0u);
+  // The lock still works afterwards.
+  EXPECT_TRUE(this->lock_.try_acquire(model::write(P("/a/b")).request()));
 }
 
 TYPED_TEST(PathLockConformance, AWaitingAcquireCanBeCancelled) {
