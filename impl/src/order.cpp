@@ -20,6 +20,11 @@ std::strong_ordering deepest_then_components(std::string_view a, std::string_vie
   return compare_path_text(a, b);
 }
 
+// Not a strict total order: paths of equal depth compare equal.
+std::strong_ordering by_depth_only(std::string_view a, std::string_view b) {
+  return path_text_depth(a) <=> path_text_depth(b);
+}
+
 }  // namespace
 
 const LockOrder& LockOrder::ancestor_first() {
@@ -42,9 +47,17 @@ const LockOrder& LockOrder::deepest_first() {
   return order;
 }
 
+const LockOrder& LockOrder::depth_only() {
+  static const LockOrder order("depth-only",
+                               "by depth alone, NOT a total order: paths of equal depth tie, "
+                               "and ties keep request order (a deliberately broken order)",
+                               &by_depth_only, Ancestry::kAncestorsFirst, Totality::kNotTotal);
+  return order;
+}
+
 std::span<const LockOrder* const> LockOrder::builtins() {
-  static const std::array<const LockOrder*, 3> all{&ancestor_first(), &preorder(),
-                                                   &deepest_first()};
+  static const std::array<const LockOrder*, 4> all{&ancestor_first(), &preorder(),
+                                                   &deepest_first(), &depth_only()};
   return all;
 }
 

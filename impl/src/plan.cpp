@@ -27,7 +27,8 @@ void plan_into(const Scheme& scheme, const model::Request& request, StepBuffer& 
     return;
   }
   // Each path's proper ancestors, shallowest first (prefixes of its own
-  // text), then the path itself.
+  // text), then the path itself; read paths first, then write paths: the
+  // request order.
   const auto add = [&](const std::vector<model::Path>& paths, Role target, Role ancestor) {
     const ModeId target_mode = scheme.mode_for(target);
     const ModeId ancestor_mode = scheme.mode_for(ancestor);
@@ -43,27 +44,52 @@ void plan_into(const Scheme& scheme, const model::Request& request, StepBuffer& 
       out.push_back(text, target_mode);
     }
   };
-  add(request.writes(), Role::kWriteTarget, Role::kWriteAncestor);
   add(request.reads(), Role::kReadTarget, Role::kReadAncestor);
-  // Sort by the scheme's order and join the modes of equal locks; the join is
-  // a semilattice, so the order among equals does not matter. A one-path
-  // request is emitted shallowest first: sorted already if the order puts
-  // ancestors first.
+  add(request.writes(), Role::kWriteTarget, Role::kWriteAncestor);
   const LockOrder& order = scheme.order();
-  const bool one_path = request.reads().size() + request.writes().size() == 1;
-  if (one_path && order.ancestry() == Ancestry::kAncestorsFirst) return;  // distinct and sorted
-  const auto less = [&](const StepView& x, const StepView& y) { return order.less(x.lock, y.lock); };
-  std::sort(out.begin(), out.end(), less);
-  std::size_t kept = 0;
   StepView* steps = out.begin();
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (kept > 0 && steps[kept - 1].lock == steps[i].lock) {
-      steps[kept - 1].mode = scheme.join(steps[kept - 1].mode, steps[i].mode);
-    } else {
-      steps[kept++] = steps[i];
+  if (scheme.canonical_plans()) {
+    // Sort by the order and join the modes of equal locks; the join is a
+    // semilattice, so the order among equals does not matter. A one-path
+    // request is emitted shallowest first: sorted already if the order puts
+    // ancestors first.
+    const bool one_path = request.reads().size() + request.writes().size() == 1;
+    if (one_path && order.ancestry() == Ancestry::kAncestorsFirst) return;  // distinct and sorted
+    const auto less = [&](const StepView& x, const StepView& y) { return order.less(x.lock, y.lock); };
+    std::sort(out.begin(), out.end(), less);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (kept > 0 && steps[kept - 1].lock == steps[i].lock) {
+        steps[kept - 1].mode = scheme.join(steps[kept - 1].mode, steps[i].mode);
+      } else {
+        steps[kept++] = steps[i];
+      }
     }
+    out.truncate(kept);
+    return;
+  }
+  // The variants (scheme.hpp: Acquisition, ModeJoining, a non-total order):
+  // merge in request order, keeping first occurrences, then sort stably, so
+  // locks the order ties keep their request order.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    bool merged = false;
+    for (std::size_t k = 0; k < kept && !merged; ++k) {
+      if (steps[k].lock != steps[i].lock) continue;
+      if (scheme.joining() == ModeJoining::kJoin) {
+        steps[k].mode = scheme.join(steps[k].mode, steps[i].mode);
+        merged = true;
+      } else {
+        merged = steps[k].mode == steps[i].mode;  // the same role mode twice is one step
+      }
+    }
+    if (!merged) steps[kept++] = steps[i];
   }
   out.truncate(kept);
+  if (scheme.acquisition() == Acquisition::kInOrder) {
+    std::stable_sort(out.begin(), out.end(),
+                     [&](const StepView& x, const StepView& y) { return order.less(x.lock, y.lock); });
+  }
 }
 
 Plan plan_for(const Scheme& scheme, const model::Request& request) {
@@ -85,6 +111,16 @@ std::string to_string(const Scheme& scheme, const Plan& plan) {
 }
 
 std::optional<PlanConflict> plans_conflict(const Scheme& scheme, const Plan& a, const Plan& b) {
+  if (!scheme.canonical_plans()) {
+    // Unsorted, or a lock more than once: compare every pair of steps. The
+    // first conflict in the first plan's step order is reported.
+    for (const auto& x : a) {
+      for (const auto& y : b) {
+        if (x.lock == y.lock && !scheme.compatible(x.mode, y.mode)) return PlanConflict{x.lock, x.mode, y.mode};
+      }
+    }
+    return std::nullopt;
+  }
   // Both plans are sorted by the scheme's order: merge them.
   const LockOrder& order = scheme.order();
   auto i = a.begin();

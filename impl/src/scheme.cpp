@@ -28,6 +28,22 @@ std::string_view to_string(Role role) noexcept {
   return "?";
 }
 
+std::string_view to_string(Acquisition acquisition) noexcept {
+  switch (acquisition) {
+    case Acquisition::kInOrder: return "in order";
+    case Acquisition::kRequestOrder: return "request order";
+  }
+  return "?";
+}
+
+std::string_view to_string(ModeJoining joining) noexcept {
+  switch (joining) {
+    case ModeJoining::kJoin: return "join";
+    case ModeJoining::kPerRole: return "per role";
+  }
+  return "?";
+}
+
 Scheme::Scheme(SchemeSpec spec) : spec_(std::move(spec)) {
   const std::size_t n = spec_.modes.size();
   if (spec_.name.empty()) reject(spec_, "the name is empty");

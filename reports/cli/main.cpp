@@ -5,10 +5,13 @@
 //   pathlock schemes               the built-in schemes, one per line, name first
 //   pathlock tables [options]      compute every scheme's concurrency table
 //   pathlock plan OP PATH [PATH]   show the lock plan of one operation
+//   pathlock explore SCENARIO      every interleaving of a bounded scenario
 //
 // Exit status: 0 success; 1 an I/O failure; 2 bad input (flags, paths, keys,
 // files); 3 a safety violation or deadlock where --strict asked for none, or
-// a replayed run that fails. CLI11's own parse errors use its non-zero codes.
+// a replayed run that fails, or an explored scenario that fails; 4 an
+// exploration cut short by its state limit. CLI11's own parse errors use its
+// non-zero codes.
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -21,7 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "pathlock/impl/plan.hpp"
+#include "pathlock/impl/scheme_file.hpp"
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/model/request.hpp"
@@ -232,6 +237,17 @@ int run_tables(const TablesOptions& o) {
   return 0;
 }
 
+// `schemes --export NAME`: the scheme as a scheme file, on stdout.
+int run_export_scheme(const std::string& name) {
+  const auto* s = pathlock::impl::find_builtin_scheme(name);
+  if (s == nullptr) {
+    throw InputError(InputProblem::kBadParameter,
+                     fmt::format("unknown scheme \"{}\"; the schemes are: {}", name, scheme_names()));
+  }
+  fmt::print("{}\n", pathlock::impl::scheme_to_json(*s).dump(2));
+  return 0;
+}
+
 int run_schemes() {
   for (const auto* s : pathlock::impl::builtin_schemes()) {
     std::string modes;
@@ -299,7 +315,10 @@ int main(int argc, char** argv) {
   replay_cmd->add_option("file", replay_file, "A replay file (pathlock.replay/1)")->required()->check(CLI::ExistingFile);
   replay_cmd->add_option("--scheme", replay_scheme, "Replay the same schedule under another scheme");
 
+  std::string export_scheme;
   auto* schemes_cmd = app.add_subcommand("schemes", "List the built-in schemes, one per line, name first.");
+  schemes_cmd->add_option("--export", export_scheme,
+                          "Print this built-in scheme as a scheme file (pathlock.scheme/1), to edit and load back");
 
   TablesOptions tables;
   auto* tables_cmd = app.add_subcommand(
@@ -333,6 +352,29 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   plan_cmd->add_option("operation", plan_words, "read|write|delete|rename|copy, then its paths")->required();
 
+  pathlock::cli::ExploreCliOptions explore;
+  auto* explore_cmd = app.add_subcommand(
+      "explore", "Model-check a bounded scenario: every interleaving of its tasks' lock steps, with state hashing, "
+                 "sleep-set partial-order reduction and symmetry reduction. Prints the verdict, or the shortest "
+                 "counterexample with its wait-for cycle.");
+  explore_cmd->add_option("scenario", explore.scenario_file, "A scenario file (pathlock.scenario/1, see README)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  explore_cmd->add_option("--scheme", explore.scheme, "A built-in scheme (overrides the scenario's)");
+  explore_cmd->add_option("--scheme-file", explore.scheme_file, "A scheme file (overrides the scenario's)")
+      ->check(CLI::ExistingFile);
+  explore_cmd->add_option("--order", explore.order, "A built-in acquisition order (overrides the scheme's)");
+  explore_cmd->add_flag("--no-por", explore.no_por, "Turn partial-order reduction (sleep sets) off");
+  explore_cmd->add_flag("--no-symmetry", explore.no_symmetry, "Turn symmetry reduction off");
+  explore_cmd->add_flag("--no-naive", explore.no_naive, "Do not count the unreduced states and interleavings");
+  explore_cmd->add_option("--max-states", explore.max_states, "Stop (exit 4) after this many states")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->capture_default_str();
+  explore_cmd->add_option("--schedule", explore.schedule,
+                          "Replay one schedule instead: task numbers, comma-separated (as a counterexample prints)");
+  explore_cmd->add_option("--json", explore.json_out, "Also write the result as JSON to this file");
+  explore_cmd->add_option("--dot", explore.dot_out, "Write a deadlock's wait-for cycle (Graphviz DOT) to this file");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -340,7 +382,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*schemes_cmd) return run_schemes();
+    if (*schemes_cmd) return export_scheme.empty() ? run_schemes() : run_export_scheme(export_scheme);
+    if (*explore_cmd) return pathlock::cli::run_explore(explore);
     if (*plan_cmd) return run_plan(plan_schemes, plan_words);
     if (*tables_cmd) return run_tables(tables);
     if (*replay_cmd) return run_replay(replay_file, replay_scheme);

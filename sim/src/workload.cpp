@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "pathlock/impl/json_reader.hpp"
 #include "pathlock/model/error.hpp"
 
 namespace pathlock::sim {
@@ -17,71 +18,8 @@ using model::InputError;
 using model::InputProblem;
 using nlohmann::json;
 
-[[noreturn]] void fail(const std::string& source, const std::string& field, const std::string& why) {
-  throw InputError(InputProblem::kBadParameter,
-                   fmt::format("{}: {}{}{}", source, field, field.empty() ? "" : ": ", why));
-}
-
-// Reads one JSON object strictly: known keys only, typed, in range.
-class ObjectReader {
- public:
-  ObjectReader(const json& j, std::string source, std::string prefix)
-      : j_(j), source_(std::move(source)), prefix_(std::move(prefix)) {
-    if (!j_.is_object()) fail(source_, prefix_.empty() ? "top level" : prefix_, "must be a JSON object");
-  }
-  ~ObjectReader() = default;
-  ObjectReader(const ObjectReader&) = delete;
-  ObjectReader& operator=(const ObjectReader&) = delete;
-
-  // Throws if the object has a key not in `known`.
-  void only(std::initializer_list<const char*> known) const {
-    for (const auto& item : j_.items()) {
-      const std::string key = item.key();
-      if (std::none_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) {
-        std::string list;
-        for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-        fail(source_, field(key), fmt::format("unknown field (known: {})", list));
-      }
-    }
-  }
-  bool has(const char* key) const { return j_.contains(key); }
-  const json& raw(const char* key) const { return j_.at(key); }
-  std::string field(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
-
-  void number(const char* key, double& out, double lo, double hi) const {
-    if (!has(key)) return;
-    const auto& v = j_.at(key);
-    if (!v.is_number()) fail(source_, field(key), "must be a number");
-    const double d = v.get<double>();
-    if (!std::isfinite(d) || d < lo || d > hi) {
-      fail(source_, field(key), fmt::format("{} is out of range [{}, {}]", d, lo, hi));
-    }
-    out = d;
-  }
-  void integer(const char* key, int& out, int lo, int hi) const {
-    if (!has(key)) return;
-    const auto& v = j_.at(key);
-    if (!v.is_number_integer()) fail(source_, field(key), "must be a whole number");
-    const auto d = v.get<std::int64_t>();
-    if (d < lo || d > hi) fail(source_, field(key), fmt::format("{} is out of range [{}, {}]", d, lo, hi));
-    out = static_cast<int>(d);
-  }
-  void boolean(const char* key, bool& out) const {
-    if (!has(key)) return;
-    if (!j_.at(key).is_boolean()) fail(source_, field(key), "must be true or false");
-    out = j_.at(key).get<bool>();
-  }
-  std::optional<std::string> string(const char* key) const {
-    if (!has(key)) return std::nullopt;
-    if (!j_.at(key).is_string()) fail(source_, field(key), "must be a string");
-    return j_.at(key).get<std::string>();
-  }
-
- private:
-  const json& j_;
-  std::string source_;
-  std::string prefix_;
-};
+using impl::jsonio::fail;
+using impl::jsonio::ObjectReader;
 
 const char* to_string(LoadMode m) { return m == LoadMode::kClosed ? "closed" : "open"; }
 const char* to_string(HoldDistribution h) {

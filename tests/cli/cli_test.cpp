@@ -48,7 +48,7 @@ TEST(Cli, SchemesListsOnePerLineNameFirst) {
 }
 
 TEST(Cli, EverySubcommandHasHelp) {
-  for (const char* sub : {"", "simulate", "replay", "schemes", "tables", "plan"}) {
+  for (const char* sub : {"", "simulate", "replay", "schemes", "tables", "plan", "explore"}) {
     const CliRun r = run(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub << ": " << r.output;
@@ -175,6 +175,85 @@ TEST(Cli, BadSimulateAndReplayInputIsRejectedClearly) {
                    {args[3].c_str(), "does not start with '/'"}},
                   2);
   std::filesystem::remove_all(dir);
+}
+
+// The shipped scenarios and scheme files: the broken variants fail with a
+// counterexample and exit 3, the correct ones and a harmless reordering pass.
+TEST(Cli, ExploreJudgesTheShippedSchemeFiles) {
+  const std::string src = PATHLOCK_SOURCE_DIR;
+  const std::string copies = src + "/sim/scenarios/opposite-copies.json";
+  const std::string into = src + "/sim/scenarios/copy-into-own-subtree.json";
+  const auto scheme = [&](const char* name) { return " --scheme-file " + src + "/sim/schemes/" + name + ".json"; };
+  for (const char* broken : {"request-order", "depth-only"}) {
+    const CliRun r = run("explore " + copies + scheme(broken));
+    EXPECT_EQ(r.status, 3) << broken << ": " << r.output;
+    EXPECT_NE(r.output.find("verdict: deadlock"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("waits for"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("digraph"), std::string::npos) << r.output;
+  }
+  const CliRun self = run("explore " + into + scheme("per-role"));
+  EXPECT_EQ(self.status, 3) << self.output;
+  EXPECT_NE(self.output.find("waits for a lock it holds itself"), std::string::npos) << self.output;
+  const CliRun seed = run("explore " + into);  // the scenario names path-rwa, seed 000 as written
+  EXPECT_EQ(seed.status, 3) << seed.output;
+  EXPECT_NE(seed.output.find("verdict: safety violation"), std::string::npos) << seed.output;
+  for (const char* fine : {"path-rwa-joined", "deepest-first"}) {
+    for (const auto& scenario : {copies, into, src + "/sim/scenarios/hot-folder.json"}) {
+      const CliRun r = run("explore " + scenario + scheme(fine));
+      EXPECT_EQ(r.status, 0) << fine << ": " << r.output;
+      EXPECT_NE(r.output.find("verdict: safe and deadlock-free"), std::string::npos) << r.output;
+    }
+  }
+  // A counterexample replays from the schedule it prints.
+  const CliRun failed = run("explore " + copies + scheme("request-order") + " --no-naive");
+  const auto at = failed.output.find("--schedule ");
+  ASSERT_NE(at, std::string::npos) << failed.output;
+  const std::string schedule = failed.output.substr(at + 11, failed.output.find(')', at) - at - 11);
+  const CliRun replayed = run("explore " + copies + scheme("request-order") + " --schedule " + schedule);
+  EXPECT_EQ(replayed.status, 3) << replayed.output;
+  EXPECT_NE(replayed.output.find("deadlock"), std::string::npos) << replayed.output;
+}
+
+TEST(Cli, ExploreRejectsBadInputClearly) {
+  const auto dir = std::filesystem::temp_directory_path() / "pathlock-cli-explore";
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const char* name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const std::string good = write("good.json", R"({"tasks": [["read /a"], ["write /a"]]})");
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  const std::vector<Case> cases{
+      {"explore " + write("bad-op.json", R"({"tasks": [["move /a /b"]]})"), "unknown operation"},
+      {"explore " + write("bad-path.json", R"({"tasks": [["read a/b"]]})"), "tasks[0][0]"},
+      {"explore " + write("bad-json.json", "{"), "not valid JSON"},
+      {"explore " + good + " --scheme nope", "unknown scheme"},
+      {"explore " + good + " --order sideways", "unknown order"},
+      {"explore " + good + " --schedule 0,7", "--schedule"},
+      {"explore " + good + " --scheme-file " + write("bad-scheme.json", R"({"name": "x"})"), "bad-scheme.json: modes"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = run(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << ": " << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << ": " << r.output;
+  }
+  EXPECT_EQ(run("explore " + good).status, 0);
+  EXPECT_EQ(run("explore " + good + " --max-states 2").status, 4);
+}
+
+TEST(Cli, SchemesExportLoadsBack) {
+  const auto file = std::filesystem::temp_directory_path() / "pathlock-cli-export.json";
+  const CliRun r = run("schemes --export path-rw");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ofstream(file) << r.output;
+  const CliRun again = run("explore " + std::string(PATHLOCK_SOURCE_DIR) +
+                           "/sim/scenarios/opposite-copies.json --scheme-file " + file.string());
+  EXPECT_EQ(again.status, 0) << again.output;
+  EXPECT_NE(again.output.find("under path-rw "), std::string::npos) << again.output;
+  EXPECT_NE(run("schemes --export nope").status, 0);
 }
 
 }  // namespace

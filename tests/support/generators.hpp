@@ -52,6 +52,26 @@ inline rc::Gen<model::Operation> gen_operation() {
       rc::gen::inRange(0, 5), gen_path(), gen_path());
 }
 
+// Operations on a tiny tree (depth <= 2 over {a, b}), for the model checker:
+// small scenarios whose paths are nearly always related.
+inline rc::Gen<model::Operation> gen_small_operation() {
+  const auto path = rc::gen::map(rc::gen::container<std::vector<std::string>>(rc::gen::element<std::string>("a", "b")),
+                                 [](std::vector<std::string> comps) {
+                                   if (comps.size() > 2) comps.resize(2);
+                                   return model::Path::from_components(comps);
+                                 });
+  return rc::gen::apply(
+      [](int kind, model::Path p, model::Path q) {
+        switch (kind) {
+          case 0: return model::read(p);
+          case 1: return model::write(p);
+          case 2: return model::rename(p, q);
+          default: return model::copy(p, q);
+        }
+      },
+      rc::gen::inRange(0, 4), path, path);
+}
+
 }  // namespace pathlock::testing
 
 namespace rc {

@@ -24,6 +24,11 @@ enum class Ancestry : std::uint8_t {
   kUnspecified,     // no promise: plans are sorted
 };
 
+// Whether an order is a strict total order. Only strict total orders make
+// acquisition deadlock-free (seed 000's theorem); the other kind exists so
+// that the checker can be shown to reject it.
+enum class Totality : std::uint8_t { kStrictTotal, kNotTotal };
+
 class LockOrder {
  public:
   // Compares canonical path text ("/", "/a/b"). Must be a strict total order:
@@ -31,10 +36,15 @@ class LockOrder {
   using Compare = std::strong_ordering (*)(std::string_view, std::string_view);
 
   LockOrder(std::string name, std::string description, Compare compare_fn,
-            Ancestry ancestry = Ancestry::kUnspecified)
-      : name_(std::move(name)), description_(std::move(description)), compare_(compare_fn), ancestry_(ancestry) {}
+            Ancestry ancestry = Ancestry::kUnspecified, Totality totality = Totality::kStrictTotal)
+      : name_(std::move(name)),
+        description_(std::move(description)),
+        compare_(compare_fn),
+        ancestry_(ancestry),
+        totality_(totality) {}
 
   Ancestry ancestry() const noexcept { return ancestry_; }
+  Totality totality() const noexcept { return totality_; }
 
   const std::string& name() const noexcept { return name_; }
   const std::string& description() const noexcept { return description_; }
@@ -54,6 +64,10 @@ class LockOrder {
   // Deepest first, then lexicographic by component: the reverse of the
   // design notes' depth rule, and still a strict total order.
   static const LockOrder& deepest_first();
+  // By depth alone: NOT a strict total order (siblings tie; planning keeps
+  // tied locks in request order). For showing that `pathlock check` rejects
+  // a non-total order; never use it for real.
+  static const LockOrder& depth_only();
 
   static std::span<const LockOrder* const> builtins();
   // nullptr if no built-in order has that name.
@@ -64,6 +78,7 @@ class LockOrder {
   std::string description_;
   Compare compare_;
   Ancestry ancestry_;
+  Totality totality_;
 };
 
 }  // namespace pathlock::impl

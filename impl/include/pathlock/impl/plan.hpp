@@ -1,10 +1,16 @@
 #pragma once
 // Lock plans: the (lock, mode) steps a request acquires, in order.
 //
-// Invariants of every plan built by plan_for (tested):
+// Invariants of every plan built by plan_for for a scheme with
+// canonical_plans() (every built-in; tested):
 //   steps are strictly increasing in scheme.order()   (each lock once)
 //   a global scheme's plan has exactly one step, on the root path's slot
 //   mode(p) = join of the role modes of p's roles     (see scheme.hpp)
+// The variants a scheme file may ask for break these on purpose:
+//   Acquisition::kRequestOrder  steps in request order (reads, then writes,
+//                               ancestors first), each lock once
+//   ModeJoining::kPerRole       a lock once per distinct role mode
+//   a non-total order           sorted stably: tied locks keep request order
 
 #include <algorithm>
 #include <array>
@@ -116,7 +122,8 @@ struct PlanConflict {
 
 // The first lock, in the scheme's order, that both plans take in incompatible
 // modes: the plans cannot be held together. nullopt if they can.
-// REQUIRES: both plans were built by plan_for for `scheme`.
+// REQUIRES: both plans were built by plan_for for `scheme`. Merges sorted
+// plans; compares every pair of steps for a scheme without canonical plans.
 std::optional<PlanConflict> plans_conflict(const Scheme& scheme, const Plan& a, const Plan& b);
 
 }  // namespace pathlock::impl

@@ -101,6 +101,21 @@ inline constexpr std::array<Role, kRoleCount> kAllRoles{
 std::string_view to_string(Granularity granularity) noexcept;  // "global" / "per-path"
 std::string_view to_string(Role role) noexcept;                // "write target", ...
 
+// How a plan is put together from a request's path roles. The defaults are
+// the design notes' rule; the others describe deliberately broken variants
+// that `pathlock check` must reject, and are what a scheme file may ask for.
+enum class Acquisition : std::uint8_t {
+  kInOrder,       // locks sorted by the scheme's LockOrder (ties keep request order)
+  kRequestOrder,  // locks in request order: read paths, then write paths, each
+                  // preceded by its ancestors shallowest first; no sorting
+};
+enum class ModeJoining : std::uint8_t {
+  kJoin,     // one step per lock, in the join of its roles' modes
+  kPerRole,  // one step per (lock, role mode): a task may lock a lock it holds
+};
+std::string_view to_string(Acquisition acquisition) noexcept;  // "in order" / "request order"
+std::string_view to_string(ModeJoining joining) noexcept;      // "join" / "per role"
+
 struct ModeSpec {
   std::string name;     // "RA"
   std::string meaning;  // "read-ancestor: a path below is read"
@@ -117,6 +132,8 @@ struct SchemeSpec {
   std::array<ModeId, kRoleCount> role_modes{};            // indexed by Role
   std::vector<std::vector<ModeId>> join;                  // modes x modes
   LockOrder order = LockOrder::ancestor_first();
+  Acquisition acquisition = Acquisition::kInOrder;
+  ModeJoining joining = ModeJoining::kJoin;
 };
 
 class Scheme {
@@ -129,6 +146,14 @@ class Scheme {
   const std::string& description() const noexcept { return spec_.description; }
   Granularity granularity() const noexcept { return spec_.granularity; }
   const LockOrder& order() const noexcept { return spec_.order; }
+  Acquisition acquisition() const noexcept { return spec_.acquisition; }
+  ModeJoining joining() const noexcept { return spec_.joining; }
+  // True iff plans are strictly increasing in a strict total order with each
+  // lock once: what deadlock freedom needs, and what the built-ins do.
+  bool canonical_plans() const noexcept {
+    return spec_.acquisition == Acquisition::kInOrder && spec_.joining == ModeJoining::kJoin &&
+           spec_.order.totality() == Totality::kStrictTotal;
+  }
   const SchemeSpec& spec() const noexcept { return spec_; }
 
   std::size_t mode_count() const noexcept { return spec_.modes.size(); }

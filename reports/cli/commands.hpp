@@ -1,0 +1,32 @@
+#pragma once
+// Subcommands of the pathlock program that live outside main.cpp.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pathlock::cli {
+
+inline constexpr int kExitIo = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitUnsafe = 3;
+inline constexpr int kExitInconclusive = 4;
+
+struct ExploreCliOptions {
+  std::string scenario_file;
+  std::string scheme;       // a built-in name; overrides the scenario's
+  std::string scheme_file;  // a scheme file; overrides the scenario's
+  std::string order;        // a built-in order; overrides the scheme's
+  bool no_por = false;
+  bool no_symmetry = false;
+  bool no_naive = false;
+  std::uint64_t max_states = 20'000'000;
+  std::string schedule;     // "0,1,1,0": replay this schedule instead of exploring
+  std::string json_out;     // write the result as JSON here
+  std::string dot_out;      // write the wait-for cycle here
+};
+
+int run_explore(const ExploreCliOptions& options);
+
+}  // namespace pathlock::cli
