@@ -39,9 +39,9 @@ namespace {
 using pathlock::model::InputError;
 using pathlock::model::InputProblem;
 
-constexpr int kExitIo = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitUnsafe = 3;
+using pathlock::cli::kExitBadInput;
+using pathlock::cli::kExitIo;
+using pathlock::cli::kExitUnsafe;
 
 std::string scheme_names() {
   std::string out;
