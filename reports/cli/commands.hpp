@@ -29,4 +29,21 @@ struct ExploreCliOptions {
 
 int run_explore(const ExploreCliOptions& options);
 
+struct CheckCliOptions {
+  std::vector<std::string> schemes;       // built-in names; "all" for every one
+  std::vector<std::string> scheme_files;  // scheme files
+  std::string order;                      // a built-in order; overrides each scheme's
+  std::string family = "full";            // none | quick | full
+  std::uint64_t seed = 1;
+  std::size_t scenarios = 50;             // campaign scenarios
+  std::size_t runs = 200;                 // runs per scenario and scheduler
+  std::vector<std::size_t> pct_depths = {2, 3};
+  std::uint64_t max_states = 1'000'000;   // per family scenario
+  std::string out = "pathlock-report/check";
+  bool no_files = false;
+  std::string color = "auto";
+};
+
+int run_check(const CheckCliOptions& options);
+
 }  // namespace pathlock::cli

@@ -6,6 +6,7 @@
 //   pathlock tables [options]      compute every scheme's concurrency table
 //   pathlock plan OP PATH [PATH]   show the lock plan of one operation
 //   pathlock explore SCENARIO      every interleaving of a bounded scenario
+//   pathlock check [--scheme ...]  one verdict on a scheme, with a minimal counterexample
 //
 // Exit status: 0 success; 1 an I/O failure; 2 bad input (flags, paths, keys,
 // files); 3 a safety violation or deadlock where --strict asked for none, or
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "terminal.hpp"
 #include "pathlock/impl/plan.hpp"
 #include "pathlock/impl/scheme_file.hpp"
 #include "pathlock/impl/scheme.hpp"
@@ -42,6 +44,8 @@ using pathlock::model::InputProblem;
 using pathlock::cli::kExitBadInput;
 using pathlock::cli::kExitIo;
 using pathlock::cli::kExitUnsafe;
+using pathlock::cli::ProgressBar;
+using pathlock::cli::color_for;
 
 std::string scheme_names() {
   std::string out;
@@ -72,36 +76,6 @@ pathlock::model::Path parse_location(const std::string& text) {
   return pathlock::model::Path::from_key(text);
 }
 
-// A one-line progress bar on stderr, only when stderr is a terminal.
-class ProgressBar {
- public:
-
-  ~ProgressBar() {
-    if (enabled_ && shown_) std::fputs("\r\x1b[K", stderr);
-  }
-  ProgressBar(const ProgressBar&) = delete;
-  ProgressBar& operator=(const ProgressBar&) = delete;
-  explicit ProgressBar(std::string unit) : enabled_(isatty(STDERR_FILENO) != 0), unit_(std::move(unit)) {}
-  void update(std::uint64_t done, std::uint64_t total) {
-    if (!enabled_ || total == 0) return;
-    const auto percent = static_cast<int>(done * 100 / total);
-    if (percent == last_percent_) return;
-    last_percent_ = percent;
-    shown_ = true;
-    const int filled = percent * 40 / 100;
-    std::fprintf(stderr, "\r[%s%s] %3d%% of %llu %s", std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(40 - filled), ' ').c_str(), percent,
-                 static_cast<unsigned long long>(total), unit_.c_str());
-    std::fflush(stderr);
-  }
-
- private:
-  bool enabled_;
-  std::string unit_;
-  bool shown_ = false;
-  int last_percent_ = -1;
-};
-
 // Unsigned 64-bit flags: CLI11 would otherwise wrap "-4" around silently.
 const CLI::Validator kWholeNumber(
     [](std::string& text) -> std::string {
@@ -113,10 +87,6 @@ const CLI::Validator kWholeNumber(
     },
     "UINT64");
 
-pathlock::reports::Color color_for(const std::string& option) {
-  const bool color = option == "always" || (option == "auto" && isatty(STDOUT_FILENO) != 0);
-  return color ? pathlock::reports::Color::kAnsi : pathlock::reports::Color::kNone;
-}
 
 struct SimulateOptions {
   std::uint64_t seed = 1;
@@ -375,6 +345,45 @@ int main(int argc, char** argv) {
   explore_cmd->add_option("--json", explore.json_out, "Also write the result as JSON to this file");
   explore_cmd->add_option("--dot", explore.dot_out, "Write a deadlock's wait-for cycle (Graphviz DOT) to this file");
 
+  pathlock::cli::CheckCliOptions check;
+  auto* check_cmd = app.add_subcommand(
+      "check", "Judge a scheme: its static table, every interleaving of a generated family of small scenarios "
+               "(1-3 tasks, paths to depth 3, rename and copy into and out of their own subtree), and random and "
+               "PCT campaigns on larger ones. On failure, prints a minimal counterexample: the scenario shrunk with "
+               "RapidCheck, the schedule with the fewest preemptions. Exit 0 pass, 3 fail, 4 inconclusive.");
+  check_cmd->add_option("--scheme", check.schemes, "A built-in scheme, or all (repeatable; default path-rwa-joined)")
+      ->allow_extra_args(false);
+  check_cmd->add_option("--scheme-file", check.scheme_files, "A scheme file (pathlock.scheme/1; repeatable)")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
+  check_cmd->add_option("--order", check.order, "A built-in acquisition order, replacing each scheme's");
+  check_cmd->add_option("--family", check.family, "The scenario family explored exhaustively (none: campaigns only)")
+      ->check(CLI::IsMember({"none", "quick", "full"}))
+      ->capture_default_str();
+  check_cmd->add_option("--seed", check.seed, "Seed of the campaigns (0 to 2^64-1)")
+      ->check(kWholeNumber)
+      ->capture_default_str();
+  check_cmd->add_option("--scenarios", check.scenarios, "Random scenarios per campaign")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  check_cmd->add_option("--runs", check.runs, "Runs per scenario and scheduler")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  check_cmd->add_option("--pct-depth", check.pct_depths, "Bug depths d for PCT campaigns, comma-separated")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::Range(1, 10))
+      ->capture_default_str();
+  check_cmd->add_option("--max-states", check.max_states, "State limit per family scenario (beyond it: exit 4)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->capture_default_str();
+  check_cmd->add_option("--out", check.out, "Folder for check.md, check.html, check.json and counterexample files")
+      ->capture_default_str();
+  check_cmd->add_flag("--no-files", check.no_files, "Print only; write no files");
+  check_cmd->add_option("--color", check.color, "Colour the terminal tables")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -384,6 +393,7 @@ int main(int argc, char** argv) {
   try {
     if (*schemes_cmd) return export_scheme.empty() ? run_schemes() : run_export_scheme(export_scheme);
     if (*explore_cmd) return pathlock::cli::run_explore(explore);
+    if (*check_cmd) return pathlock::cli::run_check(check);
     if (*plan_cmd) return run_plan(plan_schemes, plan_words);
     if (*tables_cmd) return run_tables(tables);
     if (*replay_cmd) return run_replay(replay_file, replay_scheme);

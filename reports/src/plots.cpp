@@ -17,6 +17,17 @@ void write_text_file(const std::filesystem::path& file, const std::string& text)
   if (!out) throw std::runtime_error(fmt::format("cannot write {}", file.string()));
 }
 
+ReportFolder::ReportFolder(std::filesystem::path dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", dir_.string(), ec.message()));
+}
+
+void ReportFolder::write(const std::string& name, const std::string& text) {
+  write_text_file(dir_ / name, text);
+  files_.push_back(dir_ / name);
+}
+
 void run_gnuplot(const std::filesystem::path& dir, const std::string& script) {
   const auto script_file = dir / "plots.gp";
   write_text_file(script_file, script);

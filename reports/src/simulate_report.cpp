@@ -250,14 +250,8 @@ Document simulate_document(const sim::CampaignResult& r, bool with_plots) {
 
 std::vector<std::filesystem::path> write_simulate(const sim::CampaignResult& r, const std::filesystem::path& dir,
                                                   Plots plots) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-  std::vector<std::filesystem::path> files;
-  const auto write = [&](const std::string& name, const std::string& text) {
-    write_text_file(dir / name, text);
-    files.push_back(dir / name);
-  };
+  ReportFolder folder(dir);
+  const auto write = [&](const std::string& name, const std::string& text) { folder.write(name, text); };
   const bool with_plots = plots == Plots::kDraw;
   const Document doc = simulate_document(r, with_plots);
   write("simulate.md", render_markdown(doc));
@@ -296,9 +290,9 @@ std::vector<std::filesystem::path> write_simulate(const sim::CampaignResult& r, 
     script += "set logscale y\n" + plot("p99.svg", "p99 latency (units of mean hold)", 3, true) + "unset logscale y\n";
     script += "set yrange [0:*]\n" + plot("efficiency.svg", "throughput / oracle throughput", 4, false);
     run_gnuplot(dir, script);
-    for (const char* f : {"throughput.svg", "p99.svg", "efficiency.svg"}) files.push_back(dir / f);
+    for (const char* f : {"throughput.svg", "p99.svg", "efficiency.svg"}) folder.add(f);
   }
-  return files;
+  return folder.files();
 }
 
 }  // namespace pathlock::reports

@@ -9,6 +9,8 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <queue>
+#include <tuple>
 #include <unordered_map>
 
 #include "dot.hpp"
@@ -312,7 +314,6 @@ void describe_failure(const StepMachine& m, const State& s, const std::optional<
                    : fmt::format("deadlock: a wait-for cycle of {} tasks", cycle.size());
 }
 
-bool is_stuck(const StepMachine& m, const State& s) { return !m.any_enabled(s) && !m.all_done(s); }
 
 class Search {
  public:
@@ -349,7 +350,7 @@ class Search {
         return false;
       }
       visited_.emplace(std::move(k), sleep_c);
-      if (is_stuck(m_, s)) {
+      if (m_.stuck(s)) {
         r_.verdict = Verdict::kDeadlock;
         return false;
       }
@@ -443,7 +444,7 @@ std::optional<std::vector<std::uint32_t>> shortest_failure(const StepMachine& m,
     return out;
   };
   for (std::size_t head = 0; head < nodes.size(); ++head) {
-    if (is_stuck(m, nodes[head].state)) return path_to(head);
+    if (m.stuck(nodes[head].state)) return path_to(head);
     for (std::uint32_t t = 0; t < m.task_count(); ++t) {
       if (!m.enabled(nodes[head].state, t)) continue;
       State child = nodes[head].state;
@@ -470,7 +471,7 @@ std::optional<std::vector<std::uint32_t>> first_failure(const StepMachine& m, st
   std::vector<std::uint32_t> path;
   std::uint64_t count = 0;
   std::function<bool(const State&)> go = [&](const State& s) -> bool {
-    if (is_stuck(m, s)) return true;
+    if (m.stuck(s)) return true;
     if (!seen.emplace(m.key(s, false), true).second || ++count > limit) return false;
     for (std::uint32_t t = 0; t < m.task_count(); ++t) {
       if (!m.enabled(s, t)) continue;
@@ -487,6 +488,85 @@ std::optional<std::vector<std::uint32_t>> first_failure(const StepMachine& m, st
 }
 
 }  // namespace
+
+std::size_t run_length(const StepMachine& m) {
+  std::size_t steps = 0;
+  for (std::uint32_t t = 0; t < m.task_count(); ++t) {
+    for (std::size_t r = 0; r < m.request_count(t); ++r) steps += 2 * m.plan_size(t, r);
+  }
+  return steps;
+}
+
+std::optional<std::vector<std::uint32_t>> fewest_preemptions_failure(const StepMachine& m, std::uint64_t limit) {
+  // Dijkstra over (state, last task moved), cost (preemptions, steps): a step
+  // by a task other than the last one, while the last one could still move,
+  // costs a preemption. A failure is a node of its own, so that the first
+  // one popped is the cheapest.
+  struct Node {
+    State state;
+    std::size_t parent;
+    std::uint32_t task;  // the step that led here; kNone at the start
+    bool failed;
+  };
+  struct Entry {
+    std::size_t preemptions;
+    std::size_t steps;
+    std::size_t node;  // insertion order breaks ties: deterministic
+    bool operator>(const Entry& o) const {
+      return std::tie(preemptions, steps, node) > std::tie(o.preemptions, o.steps, o.node);
+    }
+  };
+  constexpr std::uint32_t kNone = ~0U;
+  std::vector<Node> nodes;
+  std::vector<Entry> cost;
+  std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> best;  // key -> (preemptions, steps)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  const auto key_of = [&](const State& s, std::uint32_t last) {
+    std::string k = m.key(s, false);
+    k.push_back(static_cast<char>(last == kNone ? 0xFF : last));
+    return k;
+  };
+  nodes.push_back({m.initial(), 0, kNone, false});
+  best.emplace(key_of(nodes[0].state, kNone), std::pair<std::size_t, std::size_t>{0, 0});
+  queue.push({0, 0, 0});
+  while (!queue.empty()) {
+    const Entry e = queue.top();
+    queue.pop();
+    const Node& node = nodes[e.node];
+    if (node.failed || m.stuck(node.state)) {
+      std::vector<std::uint32_t> out;
+      for (std::size_t i = e.node; i != 0; i = nodes[i].parent) out.push_back(nodes[i].task);
+      std::reverse(out.begin(), out.end());
+      return out;
+    }
+    if (auto it = best.find(key_of(node.state, node.task));
+        it != best.end() && it->second < std::pair<std::size_t, std::size_t>{e.preemptions, e.steps}) {
+      continue;  // a cheaper way here was found after this entry was queued
+    }
+    for (std::uint32_t t = 0; t < m.task_count(); ++t) {
+      if (!m.enabled(nodes[e.node].state, t)) continue;
+      const std::uint32_t last = nodes[e.node].task;
+      const std::size_t preemptions =
+          e.preemptions + (last != kNone && last != t && m.enabled(nodes[e.node].state, last) ? 1 : 0);
+      State child = nodes[e.node].state;
+      const auto effect = m.apply(child, t);
+      const bool failed = m.violation(child, effect).has_value();
+      const std::pair<std::size_t, std::size_t> c{preemptions, e.steps + 1};
+      if (!failed) {
+        std::string k = key_of(child, t);
+        auto [it, inserted] = best.emplace(std::move(k), c);
+        if (!inserted) {
+          if (!(c < it->second)) continue;
+          it->second = c;
+        }
+      }
+      if (nodes.size() >= limit) return std::nullopt;
+      nodes.push_back({std::move(child), e.node, t, failed});
+      queue.push({c.first, c.second, nodes.size() - 1});
+    }
+  }
+  return std::nullopt;
+}
 
 Counterexample replay_schedule(const StepMachine& m, const std::vector<std::uint32_t>& schedule) {
   Counterexample cx;
@@ -506,7 +586,7 @@ Counterexample replay_schedule(const StepMachine& m, const std::vector<std::uint
       return cx;
     }
   }
-  if (is_stuck(m, s)) {
+  if (m.stuck(s)) {
     describe_failure(m, s, std::nullopt, cx);
     return cx;
   }
@@ -527,10 +607,7 @@ ExploreResult explore(const Planner& planner, const Scenario& scenario, const Ex
   const StepMachine m(planner, scenario);
   ExploreResult result;
   // The search recurses once per step of a schedule: bound the longest one.
-  std::size_t longest = 0;
-  for (std::uint32_t t = 0; t < m.task_count(); ++t) {
-    for (std::size_t r = 0; r < scenario.tasks[t].size(); ++r) longest += 2 * m.plan_size(t, r);
-  }
+  const std::size_t longest = run_length(m);
   if (longest > kMaxScheduleLength) {
     throw model::InputError(model::InputProblem::kBadParameter,
                             fmt::format("{}: a schedule may take {} steps; exhaustive exploration allows {}",

@@ -48,7 +48,7 @@ TEST(Cli, SchemesListsOnePerLineNameFirst) {
 }
 
 TEST(Cli, EverySubcommandHasHelp) {
-  for (const char* sub : {"", "simulate", "replay", "schemes", "tables", "plan", "explore"}) {
+  for (const char* sub : {"", "simulate", "replay", "schemes", "tables", "plan", "explore", "check"}) {
     const CliRun r = run(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub << ": " << r.output;
@@ -254,6 +254,80 @@ TEST(Cli, SchemesExportLoadsBack) {
   EXPECT_EQ(again.status, 0) << again.output;
   EXPECT_NE(again.output.find("under path-rw "), std::string::npos) << again.output;
   EXPECT_NE(run("schemes --export nope").status, 0);
+}
+
+// `check` on the shipped scheme files: the three broken variants issue 4
+// names and seed 000's scheme 4 fail with a minimal counterexample (exit 3);
+// the corrected scheme and a harmless reordering pass (exit 0).
+TEST(Cli, CheckJudgesTheSeedSchemeAndTheShippedVariants) {
+  const std::string src = PATHLOCK_SOURCE_DIR;
+  const std::string quick = "check --family quick --scenarios 4 --runs 10 --no-files --color never";
+  const auto file = [&](const char* name) { return " --scheme-file " + src + "/sim/schemes/" + name + ".json"; };
+  for (const char* broken : {"request-order", "depth-only", "per-role"}) {
+    const CliRun r = run(quick + file(broken));
+    EXPECT_EQ(r.status, 3) << broken << ": " << r.output;
+    EXPECT_NE(r.output.find("Minimal counterexample"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("deadlock"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("fewest preemptions"), std::string::npos) << r.output;
+  }
+  const CliRun seed = run(quick + " --scheme path-rwa");
+  EXPECT_EQ(seed.status, 3) << seed.output;
+  EXPECT_NE(seed.output.find("safety violation"), std::string::npos) << seed.output;
+  for (const std::string& fine : {file("deepest-first"), file("path-rwa-joined"), std::string(" --scheme path-rw")}) {
+    const CliRun r = run(quick + fine);
+    EXPECT_EQ(r.status, 0) << fine << ": " << r.output;
+    EXPECT_NE(r.output.find("✓ pass"), std::string::npos) << r.output;
+  }
+}
+
+TEST(Cli, CheckWritesReportsAndACounterexampleThatReplays) {
+  const auto dir = std::filesystem::temp_directory_path() / "pathlock-cli-check";
+  std::filesystem::remove_all(dir);
+  const CliRun r = run("check --family quick --scenarios 2 --runs 5 --color never --out " + dir.string() +
+                       " --scheme-file " + std::string(PATHLOCK_SOURCE_DIR) + "/sim/schemes/request-order.json");
+  ASSERT_EQ(r.status, 3) << r.output;
+  for (const char* name : {"check.md", "check.html", "check.json", "request-order.scheme.json",
+                           "request-order.counterexample.json", "request-order.cycle.dot"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir / name)) << name << "\n" << r.output;
+  }
+  const auto json = nlohmann::json::parse(slurp(dir / "check.json"));
+  EXPECT_EQ(json["schema"], "pathlock.check/1");
+  EXPECT_EQ(json["schemes"][0]["verdict"], "fail");
+  EXPECT_EQ(json["schemes"][0]["counterexample"]["kind"], "deadlock");
+  // The printed replay command reproduces the deadlock.
+  const std::string marker = "replay request-order: pathlock ";
+  const auto at = r.output.find(marker);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string args = r.output.substr(at + marker.size(), r.output.find('\n', at) - at - marker.size());
+  const CliRun replayed = run(args);
+  EXPECT_EQ(replayed.status, 3) << args << ": " << replayed.output;
+  EXPECT_NE(replayed.output.find("verdict: deadlock"), std::string::npos) << replayed.output;
+}
+
+TEST(Cli, CheckRejectsBadInputClearly) {
+  const auto dir = std::filesystem::temp_directory_path() / "pathlock-cli-check-bad";
+  std::filesystem::create_directories(dir);
+  const auto bad_scheme = (dir / "bad.json").string();
+  std::ofstream(bad_scheme) << R"({"name": "x"})";
+  struct Case {
+    std::string args;
+    int status;
+    std::string says;
+  };
+  const std::vector<Case> cases{
+      {"check --scheme nope", 2, "unknown scheme \"nope\""},
+      {"check --order sideways", 2, "unknown order"},
+      {"check --scheme-file " + bad_scheme, 2, "bad.json: modes"},
+      {"check --family huge", 105, "--family"},
+      {"check --pct-depth 0", 105, "--pct-depth"},
+      {"check --runs -3", 105, "--runs"},
+      {"check --scheme-file /nonexistent.json", 105, "/nonexistent.json"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = run(c.args + " --no-files");
+    EXPECT_EQ(r.status, c.status) << c.args << ": " << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << ": " << r.output;
+  }
 }
 
 }  // namespace

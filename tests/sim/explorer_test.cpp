@@ -8,6 +8,7 @@
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/explorer.hpp"
 #include "support/generators.hpp"
+#include "support/scenarios.hpp"
 
 namespace pathlock::sim {
 namespace {
@@ -15,24 +16,8 @@ namespace {
 using impl::Scheme;
 using impl::SchemeSpec;
 using model::Path;
-
-Scenario scenario_of(std::vector<std::vector<std::string>> tasks) {
-  Scenario s;
-  s.name = "test";
-  for (const auto& task : tasks) {
-    std::vector<model::Operation> ops;
-    for (const auto& text : task) ops.push_back(parse_operation_text(text, "test"));
-    s.tasks.push_back(std::move(ops));
-  }
-  return s;
-}
-
-Scheme variant(const Scheme& base, void (*edit)(SchemeSpec&), const char* name) {
-  SchemeSpec spec = base.spec();
-  spec.name = name;
-  edit(spec);
-  return Scheme(std::move(spec));
-}
+using testing::scenario_of;
+using testing::variant;
 
 ExploreResult run(const Scheme& scheme, const Scenario& scenario, ExploreOptions options = {}) {
   const SchemePlanner planner(scheme);

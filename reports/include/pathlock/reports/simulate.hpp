@@ -46,4 +46,20 @@ void run_gnuplot(const std::filesystem::path& dir, const std::string& script);
 // Writes `text` to `file`; throws std::runtime_error naming the file.
 void write_text_file(const std::filesystem::path& file, const std::string& text);
 
+// A report folder: created on construction, and every file written into it
+// remembered. Throws std::runtime_error naming the folder or the file.
+class ReportFolder {
+ public:
+  explicit ReportFolder(std::filesystem::path dir);
+  void write(const std::string& name, const std::string& text);
+  // A file written by someone else (gnuplot), to list with the rest.
+  void add(const std::string& name) { files_.push_back(dir_ / name); }
+  const std::filesystem::path& dir() const noexcept { return dir_; }
+  std::vector<std::filesystem::path> files() const { return files_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::vector<std::filesystem::path> files_;
+};
+
 }  // namespace pathlock::reports

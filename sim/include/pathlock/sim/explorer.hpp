@@ -78,6 +78,8 @@ class StepMachine {
   bool enabled(const State& s, std::uint32_t t) const noexcept { return s.tasks[t].phase == TaskPhase::kRunning; }
   bool all_done(const State& s) const noexcept;
   bool any_enabled(const State& s) const noexcept;
+  // No task can move, yet not all are done: a deadlock.
+  bool stuck(const State& s) const noexcept { return !any_enabled(s) && !all_done(s); }
   Action next_action(const State& s, std::uint32_t t) const;
   Effect apply(State& s, std::uint32_t t) const;
   std::optional<Violation> violation(const State& s, const Effect& e) const;
@@ -95,6 +97,7 @@ class StepMachine {
   std::string action_text(const Action& a) const;               // "W(/a)"
   std::string plan_text(std::uint32_t t, std::size_t request) const;
   std::size_t plan_size(std::uint32_t t, std::size_t request) const { return tasks_[t].plans[request].size(); }
+  std::size_t request_count(std::uint32_t t) const { return tasks_[t].plans.size(); }
   std::string lock_name(std::uint32_t lock) const { return lock_names_[lock]; }
   const model::Operation& operation(std::uint32_t t, std::size_t request) const;
   const impl::Scheme& scheme() const noexcept { return planner_.scheme(); }
@@ -165,6 +168,17 @@ struct UnreducedCounts {
   long double interleavings = 0;
 };
 std::optional<UnreducedCounts> count_unreduced(const StepMachine& machine, std::uint64_t max_states);
+
+// The number of steps of any complete run: every acquire and every release
+// of every request of every task.
+std::size_t run_length(const StepMachine& machine);
+
+// A failing schedule with the fewest preemptions (a switch away from a task
+// that could still move), and among those the fewest steps; nullopt if no
+// schedule fails or the search passes `max_nodes`. Without symmetry, so the
+// schedule names real tasks.
+std::optional<std::vector<std::uint32_t>> fewest_preemptions_failure(const StepMachine& machine,
+                                                                     std::uint64_t max_nodes);
 
 // Runs a schedule (task per step) from the initial state; stops at the first
 // failure. For replaying and reducing counterexamples.

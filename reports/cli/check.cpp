@@ -1,0 +1,102 @@
+// pathlock check: one verdict on a scheme (sim/check.hpp).
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/model/error.hpp"
+#include "pathlock/reports/check.hpp"
+#include "pathlock/sim/check.hpp"
+#include "terminal.hpp"
+
+namespace pathlock::cli {
+namespace {
+
+using model::InputError;
+using model::InputProblem;
+
+// The schemes to check, in the order given: built-ins first, then files;
+// the recommended scheme if none is named.
+std::vector<impl::Scheme> resolve_schemes(const CheckCliOptions& o) {
+  std::vector<impl::Scheme> out;
+  std::vector<std::string> names = o.schemes;
+  if (names.empty() && o.scheme_files.empty()) names.push_back("path-rwa-joined");
+  for (const auto& name : names) {
+    if (name == "all") {
+      for (const auto* s : impl::builtin_schemes()) out.push_back(*s);
+      continue;
+    }
+    const impl::Scheme* s = impl::find_builtin_scheme(name);
+    if (s == nullptr) {
+      std::string known;
+      for (const auto* b : impl::builtin_schemes()) known += (known.empty() ? "" : ", ") + b->name();
+      throw InputError(InputProblem::kBadParameter,
+                       fmt::format("unknown scheme \"{}\"; the schemes are: {} (or all)", name, known));
+    }
+    out.push_back(*s);
+  }
+  for (const auto& file : o.scheme_files) out.push_back(impl::load_scheme_file(file));
+  if (!o.order.empty()) {
+    const impl::LockOrder* order = impl::LockOrder::find(o.order);
+    if (order == nullptr) throw InputError(InputProblem::kBadParameter, fmt::format("unknown order \"{}\"", o.order));
+    for (auto& s : out) s = s.with_order(*order, fmt::format("{}/{}", s.name(), o.order));
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_check(const CheckCliOptions& o) {
+  sim::CheckOptions options;
+  if (o.family == "none") {
+    options.family = sim::FamilySize::kNone;
+  } else if (o.family == "quick") {
+    options.family = sim::FamilySize::kQuick;
+  } else if (o.family == "full") {
+    options.family = sim::FamilySize::kFull;
+  } else {
+    throw InputError(InputProblem::kBadParameter,
+                     fmt::format("--family must be none, quick or full, not \"{}\"", o.family));
+  }
+  options.seed = o.seed;
+  options.campaign_scenarios = o.scenarios;
+  options.runs_per_scenario = o.runs;
+  options.pct_depths = o.pct_depths;
+  options.max_states = o.max_states;
+  sim::validate(options);
+  const std::vector<impl::Scheme> schemes = resolve_schemes(o);
+
+  std::vector<sim::CheckResult> results;
+  results.reserve(schemes.size());
+  for (const auto& scheme : schemes) {
+    std::cerr << fmt::format("check: {} ...\n", scheme.name());
+    ProgressBar bar("");
+    results.push_back(sim::check_scheme(scheme, options, [&](std::string_view stage, std::uint64_t done,
+                                                             std::uint64_t total) {
+      bar.stage(std::string(stage));
+      bar.update(done, total);
+    }));
+  }
+  std::vector<reports::CheckedScheme> checked;
+  for (std::size_t i = 0; i < schemes.size(); ++i) checked.push_back({&schemes[i], &results[i]});
+  std::cout << reports::render_terminal(reports::check_document(checked), color_for(o.color));
+  if (!o.no_files) {
+    const auto files = reports::write_check(checked, o.out);
+    std::cout << fmt::format("wrote {} files to {}\n", files.size(), o.out);
+    for (const auto& r : results) {
+      if (r.counterexample) std::cout << fmt::format("replay {}: {}\n", r.scheme, reports::replay_command(r, o.out));
+    }
+  }
+  bool failed = false;
+  bool inconclusive = false;
+  for (const auto& r : results) {
+    failed = failed || r.verdict == sim::CheckVerdict::kFail;
+    inconclusive = inconclusive || r.verdict == sim::CheckVerdict::kInconclusive;
+  }
+  return failed ? kExitUnsafe : inconclusive ? kExitInconclusive : 0;
+}
+
+}  // namespace pathlock::cli

@@ -1,0 +1,43 @@
+#pragma once
+// The `pathlock check` report: terminal, Markdown, HTML and JSON
+// ("pathlock.check/1"), and for each failing scheme a replayable pair of
+// files: <scheme>.scheme.json (the scheme as checked) and
+// <scheme>.counterexample.json (the minimal scenario, naming that scheme
+// file), plus the wait-for cycle of a deadlock as <scheme>.cycle.dot.
+
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pathlock/impl/scheme.hpp"
+#include "pathlock/reports/document.hpp"
+#include "pathlock/sim/check.hpp"
+
+namespace pathlock::reports {
+
+inline constexpr const char* kCheckSchema = "pathlock.check/1";
+
+// One checked scheme: the scheme and its result.
+struct CheckedScheme {
+  const impl::Scheme* scheme;
+  const sim::CheckResult* result;
+};
+
+// A file-name-safe form of a scheme's name: "path-rwa/deepest-first" -> "path-rwa-deepest-first".
+std::string file_slug(const std::string& name);
+
+nlohmann::json check_json(std::span<const CheckedScheme> checked);
+Document check_document(std::span<const CheckedScheme> checked);
+
+// The command that replays a counterexample from the files write_check writes.
+std::string replay_command(const sim::CheckResult& result, const std::filesystem::path& dir);
+
+// Writes check.md, check.html, check.json and each failing scheme's files
+// into `dir`. Returns the files. Throws std::runtime_error on an I/O failure.
+std::vector<std::filesystem::path> write_check(std::span<const CheckedScheme> checked,
+                                               const std::filesystem::path& dir);
+
+}  // namespace pathlock::reports

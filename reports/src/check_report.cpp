@@ -1,0 +1,296 @@
+#include "pathlock/reports/check.hpp"
+
+#include <fmt/format.h>
+
+#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/reports/simulate.hpp"
+#include "pathlock/sim/schedulers/pct_scheduler.hpp"
+
+namespace pathlock::reports {
+namespace {
+
+std::string tasks_text(const sim::Scenario& s) {
+  std::vector<std::string> parts;
+  for (std::size_t t = 0; t < s.tasks.size(); ++t) {
+    std::vector<std::string> ops;
+    for (const auto& op : s.tasks[t]) ops.push_back(op.to_string());
+    parts.push_back(fmt::format("T{}: {}", t, fmt::join(ops, " then ")));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::size_t request_count(const sim::Scenario& s) {
+  std::size_t n = 0;
+  for (const auto& t : s.tasks) n += t.size();
+  return n;
+}
+
+std::string size_text(const sim::Scenario& s) {
+  const auto plural = [](std::size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); };
+  return plural(s.tasks.size(), "task") + " and " + plural(request_count(s), "request");
+}
+
+Cell verdict_cell(sim::CheckVerdict v) {
+  switch (v) {
+    case sim::CheckVerdict::kPass: return {"✓ pass", CellStyle::kAllow};
+    case sim::CheckVerdict::kFail: return {"✗ fail", CellStyle::kBlock};
+    case sim::CheckVerdict::kInconclusive: return {"? inconclusive", CellStyle::kPlain};
+  }
+  return {"?", CellStyle::kPlain};
+}
+
+Cell count_cell(std::uint64_t failures) {
+  return failures == 0 ? Cell{"0", CellStyle::kAllow} : Cell{fmt::format("{}", failures), CellStyle::kBlock};
+}
+
+std::uint64_t family_failures(const sim::CheckResult& r) {
+  std::uint64_t n = 0;
+  for (const auto& p : r.family) n += p.violations + p.deadlocks;
+  return n;
+}
+
+std::uint64_t family_scenarios(const sim::CheckResult& r) {
+  std::uint64_t n = 0;
+  for (const auto& p : r.family) n += p.scenarios;
+  return n;
+}
+
+// "random 3, pct (d=2) 0, ...": failing runs per scheduler.
+Cell campaigns_cell(const sim::CheckResult& r) {
+  std::vector<std::string> parts;
+  std::uint64_t total = 0;
+  for (const auto& c : r.campaigns) {
+    parts.push_back(fmt::format("{} {}", c.scheduler, c.failing_runs));
+    total += c.failing_runs;
+  }
+  return {fmt::format("{}", fmt::join(parts, ", ")), total ? CellStyle::kBlock : CellStyle::kAllow};
+}
+
+std::string bound_text(double p) { return fmt::format("{:.3g}", p); }
+
+std::string counterexample_line(const sim::CheckResult& r) {
+  if (!r.counterexample) return "";
+  const auto& c = *r.counterexample;
+  return fmt::format("{}: {}", sim::to_string(c.trace.kind), tasks_text(c.scenario));
+}
+
+std::string schedule_text(const std::vector<std::uint32_t>& schedule) {
+  return fmt::format("{}", fmt::join(schedule, ","));
+}
+
+std::string scheme_line(const impl::Scheme& s) {
+  return fmt::format("order {}, acquisition {}, modes {}", s.order().name(), impl::to_string(s.acquisition()),
+                     impl::to_string(s.joining()));
+}
+
+void scheme_section(Document& doc, const CheckedScheme& cs) {
+  const auto& r = *cs.result;
+  const auto& o = r.options;
+  doc.heading(2, fmt::format("{}: {}", r.scheme, sim::to_string(r.verdict)));
+  doc.paragraph(fmt::format("Scheme {} ({}).", r.scheme, scheme_line(*cs.scheme)));
+  Table t;
+  t.header = {"evidence", "scope", "searched", "failures", "result"};
+  const auto& st = r.statics;
+  t.rows.push_back({{"static table"},
+                    {fmt::format("every operation pair, tree depth {} fanout {}", o.static_tree.depth,
+                                 o.static_tree.fanout)},
+                    {fmt::format("{} pairs; score {}/{}, {} over-blocked", st.pairs, st.score8.achieved,
+                                 st.score8.possible, st.over_blocked_pairs)},
+                    count_cell(st.unsafe_pairs),
+                    st.safe() ? allow_cell() : block_cell()});
+  for (const auto& p : r.family) {
+    if (p.scenarios == 0) continue;  // --family none
+    const std::uint64_t failures = p.violations + p.deadlocks;
+    t.rows.push_back({{fmt::format("family: {}", sim::to_string(p.part))},
+                      {fmt::format("every interleaving, {} family", sim::to_string(o.family))},
+                      {fmt::format("{} scenarios, {} states, {} transitions{}", p.scenarios, p.states, p.transitions,
+                                   p.incomplete ? fmt::format(", {} over the state limit", p.incomplete) : "")},
+                      count_cell(failures),
+                      failures == 0 && p.incomplete == 0 ? allow_cell()
+                      : failures == 0                    ? Cell{"?", CellStyle::kPlain}
+                                                         : block_cell()});
+  }
+  for (const auto& c : r.campaigns) {
+    const std::string name = "campaign: " + c.scheduler;
+    std::string searched = fmt::format("{} runs over {} scenarios", c.runs, r.campaign_scenarios.size());
+    if (c.depth) {
+      searched += fmt::format("; per-run bound {}..{}, all {} runs miss ≤ {}", bound_text(c.min_bound),
+                              bound_text(c.max_bound), o.runs_per_scenario, bound_text(c.worst_miss));
+    }
+    t.rows.push_back({{name},
+                      {fmt::format("{}-{} tasks, 1-{} requests, seed {}", o.campaign.min_tasks, o.campaign.max_tasks,
+                                   o.campaign.max_requests, o.seed)},
+                      {searched},
+                      count_cell(c.failing_runs),
+                      c.failing_runs == 0 ? allow_cell() : block_cell()});
+  }
+  doc.table(std::move(t));
+  for (const auto& f : r.findings) doc.alert(f);
+  if (!r.counterexample) return;
+  const auto& c = *r.counterexample;
+  doc.heading(3, "Minimal counterexample");
+  doc.paragraph(fmt::format(
+      "Found by {} in a scenario of {} ({}); shrunk with RapidCheck's shrink library in {} steps ({} candidates "
+      "judged) to {}. The schedule is the failing one with the fewest preemptions: {}{}, {} steps.",
+      c.found_by, size_text(c.original), tasks_text(c.original), c.shrink_steps, c.shrink_tried,
+      size_text(c.scenario), c.preemptions,
+      c.original_preemptions ? fmt::format(" (the run that found it had {})", *c.original_preemptions) : "",
+      c.trace.trace.size()));
+  std::string trace = tasks_text(c.scenario) + "\n\n";
+  for (std::size_t i = 0; i < c.trace.trace.size(); ++i) trace += fmt::format("{:>3}. {}\n", i + 1, c.trace.trace[i].text);
+  trace += c.trace.summary + "\n";
+  for (const auto& line : c.trace.cycle) trace += "  " + line + "\n";
+  doc.code(trace);
+  doc.paragraph(fmt::format("Schedule (task per step): {}", schedule_text(c.trace.schedule)));
+}
+
+}  // namespace
+
+std::string file_slug(const std::string& name) {
+  std::string out;
+  for (char ch : name) {
+    const bool keep = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+                      ch == '_' || ch == '.';
+    out += keep ? ch : '-';
+  }
+  return out.empty() ? "scheme" : out;
+}
+
+std::string replay_command(const sim::CheckResult& r, const std::filesystem::path& dir) {
+  if (!r.counterexample) return "";
+  return fmt::format("pathlock explore {} --schedule {}",
+                     (dir / (file_slug(r.scheme) + ".counterexample.json")).string(),
+                     schedule_text(r.counterexample->trace.schedule));
+}
+
+Document check_document(std::span<const CheckedScheme> checked) {
+  Document doc;
+  doc.heading(1, "pathlock check");
+  if (!checked.empty()) {
+    const auto& o = checked.front().result->options;
+    doc.paragraph(fmt::format(
+        "Each scheme is judged by its static table, by every interleaving of every scenario of the {} family "
+        "(1-3 tasks over {} paths, rename and copy into and out of their own subtree included), and by random and "
+        "PCT campaigns of {} scenarios × {} runs each (seed {}; rerun with --seed {}). A failure's scenario is shrunk "
+        "and its schedule reduced to the fewest preemptions.",
+        sim::to_string(o.family), sim::family_paths(o.family).size(), o.campaign_scenarios, o.runs_per_scenario,
+        o.seed, o.seed));
+  }
+  Table t;
+  t.header = {"scheme", "verdict", "score", "unsafe pairs", "family failures", "failing runs",
+              "minimal counterexample"};
+  for (const auto& cs : checked) {
+    const auto& r = *cs.result;
+    t.rows.push_back({{r.scheme, CellStyle::kHeader},
+                      verdict_cell(r.verdict),
+                      {fmt::format("{}/{}", r.statics.score8.achieved, r.statics.score8.possible)},
+                      count_cell(r.statics.unsafe_pairs),
+                      {fmt::format("{} of {}", family_failures(r), family_scenarios(r)),
+                       family_failures(r) ? CellStyle::kBlock : CellStyle::kAllow},
+                      campaigns_cell(r),
+                      {counterexample_line(r)}});
+  }
+  doc.table(std::move(t));
+  for (const auto& cs : checked) scheme_section(doc, cs);
+  return doc;
+}
+
+nlohmann::json check_json(std::span<const CheckedScheme> checked) {
+  nlohmann::json j;
+  j["schema"] = kCheckSchema;
+  j["schemes"] = nlohmann::json::array();
+  for (const auto& cs : checked) {
+    const auto& r = *cs.result;
+    const auto& o = r.options;
+    nlohmann::json s;
+    s["scheme"] = impl::scheme_to_json(*cs.scheme);
+    s["verdict"] = std::string(sim::to_string(r.verdict));
+    s["findings"] = r.findings;
+    s["options"] = {{"family", std::string(sim::to_string(o.family))},
+                    {"seed", o.seed},
+                    {"campaign_scenarios", o.campaign_scenarios},
+                    {"runs_per_scenario", o.runs_per_scenario},
+                    {"pct_depths", o.pct_depths},
+                    {"max_states", o.max_states}};
+    s["static"] = {{"pairs", r.statics.pairs},
+                   {"conflicting_pairs", r.statics.conflicting_pairs},
+                   {"unsafe_pairs", r.statics.unsafe_pairs},
+                   {"over_blocked_pairs", r.statics.over_blocked_pairs},
+                   {"score8", {r.statics.score8.achieved, r.statics.score8.possible}},
+                   {"score4", {r.statics.score4.achieved, r.statics.score4.possible}}};
+    s["family"] = nlohmann::json::array();
+    for (const auto& p : r.family) {
+      s["family"].push_back({{"part", std::string(sim::to_string(p.part))},
+                             {"scenarios", p.scenarios},
+                             {"states", p.states},
+                             {"transitions", p.transitions},
+                             {"violations", p.violations},
+                             {"deadlocks", p.deadlocks},
+                             {"incomplete", p.incomplete}});
+    }
+    s["campaigns"] = nlohmann::json::array();
+    for (const auto& c : r.campaigns) {
+      nlohmann::json cj = {{"scheduler", c.scheduler},     {"runs", c.runs},
+                           {"failing_runs", c.failing_runs}, {"violations", c.violations},
+                           {"deadlocks", c.deadlocks},     {"scenarios_failed", c.scenarios_failed}};
+      if (c.depth) {
+        cj["depth"] = c.depth;
+        cj["min_bound"] = c.min_bound;
+        cj["max_bound"] = c.max_bound;
+        cj["worst_miss"] = c.worst_miss;
+      }
+      if (c.first_failure) {
+        cj["first_failure"] = {{"scenario", sim::to_json(r.campaign_scenarios[c.first_failure->scenario])},
+                               {"run_seed", c.first_failure->run_seed},
+                               {"kind", std::string(sim::to_string(c.first_failure->kind))},
+                               {"schedule", c.first_failure->schedule}};
+      }
+      s["campaigns"].push_back(std::move(cj));
+    }
+    if (r.counterexample) {
+      const auto& c = *r.counterexample;
+      s["counterexample"] = {{"found_by", c.found_by},
+                             {"original", sim::to_json(c.original)},
+                             {"scenario", sim::to_json(c.scenario)},
+                             {"shrink_steps", c.shrink_steps},
+                             {"shrink_tried", c.shrink_tried},
+                             {"preemptions", c.preemptions},
+                             {"kind", std::string(sim::to_string(c.trace.kind))},
+                             {"schedule", c.trace.schedule},
+                             {"summary", c.trace.summary},
+                             {"cycle", c.trace.cycle},
+                             {"dot", c.trace.dot}};
+      auto& trace = s["counterexample"]["trace"] = nlohmann::json::array();
+      for (const auto& step : c.trace.trace) trace.push_back(step.text);
+      if (c.original_preemptions) s["counterexample"]["original_preemptions"] = *c.original_preemptions;
+    }
+    j["schemes"].push_back(std::move(s));
+  }
+  return j;
+}
+
+std::vector<std::filesystem::path> write_check(std::span<const CheckedScheme> checked,
+                                               const std::filesystem::path& dir) {
+  ReportFolder folder(dir);
+  const auto write = [&](const std::string& name, const std::string& text) { folder.write(name, text); };
+  for (const auto& cs : checked) {
+    const auto& r = *cs.result;
+    if (!r.counterexample) continue;
+    const std::string slug = file_slug(r.scheme);
+    write(slug + ".scheme.json", impl::scheme_to_json(*cs.scheme).dump(2) + "\n");
+    sim::Scenario scenario = r.counterexample->scenario;
+    scenario.name = fmt::format("minimal counterexample for {}", r.scheme);
+    scenario.scheme.reset();
+    scenario.order.reset();
+    scenario.scheme_file = slug + ".scheme.json";
+    write(slug + ".counterexample.json", sim::to_json(scenario).dump(2) + "\n");
+    if (!r.counterexample->trace.dot.empty()) write(slug + ".cycle.dot", r.counterexample->trace.dot);
+  }
+  const Document doc = check_document(checked);
+  write("check.md", render_markdown(doc));
+  write("check.html", render_html(doc, "pathlock check"));
+  write("check.json", check_json(checked).dump(2) + "\n");
+  return folder.files();
+}
+
+}  // namespace pathlock::reports

@@ -1,0 +1,83 @@
+#include "pathlock/sim/shrink.hpp"
+
+#include <rapidcheck/seq/Create.h>
+#include <rapidcheck/seq/Transform.h>
+#include <rapidcheck/shrink/Shrink.h>
+
+namespace pathlock::sim {
+namespace {
+
+using Task = std::vector<model::Operation>;
+using Tasks = std::vector<Task>;
+
+rc::Seq<model::Operation> operation_shrinks(const model::Operation& op) {
+  std::vector<model::Operation> out;
+  if (op.kind == model::OpKind::kCopy) {
+    out.push_back(model::read(op.source));
+    out.push_back(model::write(*op.target));
+  } else if (op.kind == model::OpKind::kRename) {
+    out.push_back(model::write(op.source));
+    out.push_back(model::write(*op.target));
+  }
+  const auto shorter = [](const model::Path& p) { return p.depth() >= 2; };
+  if (shorter(op.source)) {
+    model::Operation o = op;
+    o.source = op.source.parent();
+    if (!o.target || o.source != *o.target || o.kind == model::OpKind::kCopy) out.push_back(o);
+  }
+  if (op.target && shorter(*op.target)) {
+    model::Operation o = op;
+    o.target = op.target->parent();
+    if (o.source != *o.target || o.kind == model::OpKind::kCopy) out.push_back(o);
+  }
+  return rc::seq::fromContainer(std::move(out));
+}
+
+}  // namespace
+
+rc::Seq<Scenario> scenario_shrinks(const Scenario& scenario) {
+  const auto with_tasks = [scenario](Tasks tasks) {
+    Scenario s = scenario;
+    s.tasks = std::move(tasks);
+    return s;
+  };
+  const auto non_empty = [](const Tasks& tasks) {
+    if (tasks.empty()) return false;
+    for (const auto& t : tasks) {
+      if (t.empty()) return false;
+    }
+    return true;
+  };
+  rc::Seq<Tasks> fewer_tasks = rc::shrink::removeChunks(scenario.tasks);
+  rc::Seq<Tasks> fewer_requests =
+      rc::shrink::eachElement(scenario.tasks, [](const Task& task) { return rc::shrink::removeChunks(task); });
+  rc::Seq<Tasks> simpler_requests = rc::shrink::eachElement(scenario.tasks, [](const Task& task) {
+    return rc::shrink::eachElement(task, operation_shrinks);
+  });
+  return rc::seq::map(
+      rc::seq::filter(rc::seq::concat(std::move(fewer_tasks), std::move(fewer_requests), std::move(simpler_requests)),
+                      non_empty),
+      with_tasks);
+}
+
+ShrinkResult shrink_scenario(Scenario scenario, const std::function<bool(const Scenario&)>& still_fails,
+                             std::size_t max_tries) {
+  ShrinkResult result{std::move(scenario), 0, 0};
+  bool progress = true;
+  while (progress && result.tried < max_tries) {
+    progress = false;
+    rc::Seq<Scenario> candidates = scenario_shrinks(result.scenario);
+    while (auto candidate = candidates.next()) {
+      if (result.tried++ >= max_tries) break;
+      if (still_fails(*candidate)) {
+        result.scenario = std::move(*candidate);
+        ++result.accepted;
+        progress = true;
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace pathlock::sim
