@@ -82,7 +82,7 @@ int run_check(const CheckCliOptions& o) {
   }
   std::vector<reports::CheckedScheme> checked;
   for (std::size_t i = 0; i < schemes.size(); ++i) checked.push_back({&schemes[i], &results[i]});
-  std::cout << reports::render_terminal(reports::check_document(checked), color_for(o.color));
+  std::cout << reports::render_terminal(reports::check_document(checked, reports::Pictures::kSkip), color_for(o.color));
   if (!o.no_files) {
     const auto files = reports::write_check(checked, o.out);
     std::cout << fmt::format("wrote {} files to {}\n", files.size(), o.out);

@@ -33,20 +33,6 @@ std::string ansi(const std::string& s, CellStyle style, Color color) {
   return s;
 }
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string md_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -93,6 +79,20 @@ std::string terminal_table(const Table& t, Color color) {
 }
 
 }  // namespace
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 void Document::image(std::string file, std::string caption) {
   blocks_.push_back({BlockKind::kImage, std::move(file), std::move(caption), {}});

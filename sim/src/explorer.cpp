@@ -307,6 +307,8 @@ void describe_failure(const StepMachine& m, const State& s, const std::optional<
                                    m.request_text(s, t), m.action_text(m.next_action(s, t)), m.task_label(next)));
     labels.push_back(fmt::format("{} {}\\nwaits for {}", m.task_label(t), m.request_text(s, t),
                                  m.action_text(m.next_action(s, t))));
+    cx.cycle_nodes.push_back({fmt::format("{} {}", m.task_label(t), m.request_text(s, t)),
+                              m.action_text(m.next_action(s, t))});
   }
   cx.dot = cycle_dot(labels);
   cx.summary = cycle.size() == 1

@@ -3,7 +3,8 @@
 // ("pathlock.check/1"), and for each failing scheme a replayable pair of
 // files: <scheme>.scheme.json (the scheme as checked) and
 // <scheme>.counterexample.json (the minimal scenario, naming that scheme
-// file), plus the wait-for cycle of a deadlock as <scheme>.cycle.dot.
+// file), plus the wait-for cycle of a deadlock as <scheme>.cycle.dot and as
+// a picture, <scheme>.cycle.svg, which the Markdown and HTML show.
 
 #include <filesystem>
 #include <span>
@@ -30,7 +31,14 @@ struct CheckedScheme {
 std::string file_slug(const std::string& name);
 
 nlohmann::json check_json(std::span<const CheckedScheme> checked);
-Document check_document(std::span<const CheckedScheme> checked);
+// kDraw: show each deadlock's cycle picture (written by write_check).
+enum class Pictures { kDraw, kSkip };
+Document check_document(std::span<const CheckedScheme> checked, Pictures pictures);
+
+// A wait-for cycle as an SVG picture: the tasks on a circle, each arrow to
+// the task it waits for, labelled with the lock step it wants (a self-loop
+// for a task that waits for itself). REQUIRES: a non-empty cycle.
+std::string cycle_svg(const std::vector<sim::Counterexample::CycleNode>& cycle);
 
 // The command that replays a counterexample from the files write_check writes.
 std::string replay_command(const sim::CheckResult& result, const std::filesystem::path& dir);

@@ -55,6 +55,9 @@ std::string render_terminal(const Document& doc, Color color);
 std::string render_markdown(const Document& doc);
 std::string render_html(const Document& doc, const std::string& title);
 
+// & < > " escaped, for HTML and SVG text.
+std::string html_escape(const std::string& s);
+
 // Cells for verdicts: ✓ (allows) or ✗ (blocks), styled.
 Cell allow_cell();
 Cell block_cell();

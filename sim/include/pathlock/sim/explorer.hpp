@@ -145,6 +145,11 @@ struct Counterexample {
   std::vector<std::uint32_t> schedule;  // the task of each step: replays the trace
   std::string summary;                  // what went wrong, in one paragraph
   std::vector<std::string> cycle;       // deadlock: "T1 copy(/a, /b) waits for W(/b)", ...
+  struct CycleNode {
+    std::string task;       // "T1 copy(/a, /b)"
+    std::string waits_for;  // "W(/b)", held or queued ahead by the next node
+  };
+  std::vector<CycleNode> cycle_nodes;   // deadlock: the same cycle, for pictures
   std::string dot;                      // deadlock: the wait-for cycle in Graphviz DOT
 };
 
