@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "pathlock/sim/explorer.hpp"
+#include "summary_reporter.hpp"
 
 namespace {
 
@@ -57,14 +58,56 @@ void register_all() {
   }
 }
 
+// Reduced against no reduction, per scheme and N, from this run's figures;
+// schemes with the same figures share a row.
+std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
+  using pathlock::bench::fixed;
+  const auto cell = [&](const std::string& name) -> std::string {
+    auto it = figures.find(name);
+    if (it == figures.end()) return "-";
+    return fixed(it->second.ns / 1e6, 3) + " ms, " + fixed(it->second.counter("states", 0), 0) + " states";
+  };
+  const auto rate = [&](const std::string& name) -> double {
+    auto it = figures.find(name);
+    return it == figures.end() ? 0 : it->second.counter("states_per_second", 0);
+  };
+  std::string out = "\n### Exhaustive exploration: N tasks that each write /a/b (this run, " + std::to_string(cpus) +
+                    " CPUs)\n\n| scheme | N | reduced (POR + symmetry) | no reduction (state hashing only) | "
+                    "speed-up | reduced states/s |\n|---|---:|---:|---:|---:|---:|\n";
+  std::string targets;
+  for (const auto* scheme : pathlock::impl::builtin_schemes()) {
+    const std::string n = scheme->name();
+    for (int tasks = 4; tasks <= 6; ++tasks) {
+      const std::string reduced = "BM_Explore/reduced/" + n + "/" + std::to_string(tasks);
+      const std::string baseline = "BM_Explore/baseline-no-reduction/" + n + "/" + std::to_string(tasks);
+      auto r = figures.find(reduced);
+      auto b = figures.find(baseline);
+      const std::string speedup =
+          r != figures.end() && b != figures.end() && r->second.ns > 0 ? fixed(b->second.ns / r->second.ns, 1) + "x" : "-";
+      out += "| " + n + " | " + std::to_string(tasks) + " | " + cell(reduced) + " | " + cell(baseline) + " | " +
+             speedup + " | " + (rate(reduced) > 0 ? fixed(rate(reduced) / 1e6, 2) + " M" : "-") + " |\n";
+      if (r != figures.end() && (tasks == 5 || tasks == 6)) {
+        const double limit_ms = tasks == 5 ? 1000 : 10000;
+        const double ms = r->second.ns / 1e6;
+        if (ms > limit_ms) targets += "- " + n + " N=" + std::to_string(tasks) + ": " + fixed(ms, 3) + " ms, NOT met\n";
+      }
+    }
+  }
+  out += "\nTargets: N=5 under 1 s and N=6 under 10 s per scheme: " +
+         std::string(targets.empty() ? "met by every scheme.\n" : "\n" + targets);
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::thread([] {}).join();  // as every benchmark here: the process has a thread before timing
+  const std::string summary_path = pathlock::bench::take_summary_flag(argc, argv);
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
+  pathlock::bench::SummaryReporter reporter(summary_path, summary);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;
 }

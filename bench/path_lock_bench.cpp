@@ -33,6 +33,7 @@
 #include <thread>
 
 #include "pathlock/path_lock.hpp"
+#include "summary_reporter.hpp"
 
 namespace {
 
@@ -213,165 +214,102 @@ void register_all() {
   }
 }
 
-// Collects every run and, at the end, writes the comparison against the
-// baselines as Markdown (to stdout, and to --summary=FILE if given): the
-// figures the README quotes, each computed from this run. With repetitions,
-// the median aggregate stands for a case.
-class SummaryReporter : public benchmark::ConsoleReporter {
- public:
-  explicit SummaryReporter(std::string summary_path) : summary_path_(std::move(summary_path)) {}
-
-  bool ReportContext(const Context& context) override {
-    cpus_ = context.cpu_info.num_cpus;
-    return ConsoleReporter::ReportContext(context);
-  }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const auto& run : runs) {
-      if (run.error_occurred) continue;
-      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
-      if (run.run_type == Run::RT_Aggregate && !median) continue;
-      std::string name = run.run_name.str();
-      Figures& f = figures_[name];
-      if (f.from_median && !median) continue;
-      f.from_median = median;
-      f.ns = run.GetAdjustedRealTime();  // the default time unit, ns
-      if (auto it = run.counters.find("items_per_second"); it != run.counters.end()) f.rate = it->second.value;
-      if (auto it = run.counters.find("allocs"); it != run.counters.end()) f.allocs = it->second.value;
-    }
-  }
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    const std::string text = summary();
-    std::fputs(text.c_str(), stdout);
-    if (!summary_path_.empty()) {
-      std::ofstream out(summary_path_);
-      out << text;
-      if (!out) std::fprintf(stderr, "error: cannot write the summary to %s\n", summary_path_.c_str());
-    }
-  }
-
- private:
-  struct Figures {
-    double ns = 0;
-    double rate = 0;
-    double allocs = -1;
-    bool from_median = false;
+// The comparison against the baselines, from this run's figures.
+std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
+  using pathlock::bench::Figures;
+  using pathlock::bench::fixed;
+  const auto find = [&](const std::string& name) -> const Figures* {
+    auto it = figures.find(name);
+    return it == figures.end() ? nullptr : &it->second;
   };
-  const Figures* find(const std::string& name) const {
-    auto it = figures_.find(name);
-    return it == figures_.end() ? nullptr : &it->second;
-  }
-  std::string ns(const std::string& name) const {
+  const auto rate = [](const Figures* f) { return f ? f->counter("items_per_second", 0) : 0.0; };
+  const auto ns = [&](const std::string& name) {
     const Figures* f = find(name);
-    return f ? fmt_double(f->ns, 1) : "-";
-  }
-  std::string mops(const std::string& name) const {
+    return f ? fixed(f->ns, 1) : "-";
+  };
+  const auto allocs = [&](const std::string& name) {
     const Figures* f = find(name);
-    return f && f->rate > 0 ? fmt_double(f->rate / 1e6, 2) : "-";
-  }
-  std::string ratio(const std::string& num, const std::string& den) const {
-    const Figures* a = find(num);
-    const Figures* b = find(den);
-    return a && b && a->rate > 0 && b->rate > 0 ? fmt_double(a->rate / b->rate, 2) + "x" : "-";
-  }
-  static std::string fmt_double(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-  }
-  static std::string threads(const std::string& base, int n) {
+    return f && f->counter("allocs") >= 0 ? fixed(f->counter("allocs"), 2) : "-";
+  };
+  const auto mops = [&](const std::string& name) {
+    const double r = rate(find(name));
+    return r > 0 ? fixed(r / 1e6, 2) : "-";
+  };
+  const auto ratio = [&](const std::string& num, const std::string& den) {
+    const double a = rate(find(num));
+    const double b = rate(find(den));
+    return a > 0 && b > 0 ? fixed(a / b, 2) + "x" : "-";
+  };
+  const auto threads = [](const std::string& base, int n) {
     return base + "/real_time/threads:" + std::to_string(n);
+  };
+  std::string out;
+  const auto line = [&out](const std::string& s) { out += s + "\n"; };
+  line("");
+  line("### PathLock against the baselines (this run, " + std::to_string(cpus) + " CPUs)");
+  line("");
+  line("Uncontended acquire+release, ns per request (depth-4 request: 5 locks for a write or read, 7 for the copy);");
+  line("allocs = heap allocations per write acquire+release.");
+  line("");
+  line("| lock | write | read | copy | allocs |");
+  line("|---|---:|---:|---:|---:|");
+  line("| std::mutex (one lock, not per path) | " + ns(threads("BM_Baseline_StdMutex", 1)) + " | | | |");
+  line("| std::shared_mutex (one lock, exclusive) | " + ns(threads("BM_Baseline_StdSharedMutex", 1)) + " | | | |");
+  line("| map of shared_mutex under one global mutex | " + ns("BM_Baseline_NaiveMapOfSharedMutex/uncontended-write") +
+       " | | | " + allocs("BM_Baseline_NaiveMapOfSharedMutex/uncontended-write") + " |");
+  for (const auto* scheme : pathlock::impl::builtin_schemes()) {
+    const std::string n = scheme->name();
+    line("| PathLock " + n + " | " + ns("BM_PathLock/uncontended-write/" + n) + " | " +
+         ns("BM_PathLock/uncontended-read/" + n) + " | " + ns("BM_PathLock/uncontended-copy/" + n) + " | " +
+         allocs("BM_PathLock/uncontended-write/" + n) + " |");
   }
-
-  std::string summary() const {
-    std::string out;
-    const auto line = [&out](const std::string& s) { out += s + "\n"; };
-    line("");
-    line("### PathLock against the baselines (this run, " + std::to_string(cpus_) + " CPUs)");
-    line("");
-    line("Uncontended acquire+release, ns per request (depth-4 request: 5 locks for a write or read, 7 for the copy);");
-    line("allocs = heap allocations per write acquire+release.");
-    line("");
-    line("| lock | write | read | copy | allocs |");
-    line("|---|---:|---:|---:|---:|");
-    line("| std::mutex (one lock, not per path) | " + ns(threads("BM_Baseline_StdMutex", 1)) + " | | | |");
-    line("| std::shared_mutex (one lock, exclusive) | " + ns(threads("BM_Baseline_StdSharedMutex", 1)) + " | | | |");
-    const Figures* naive = find("BM_Baseline_NaiveMapOfSharedMutex/uncontended-write");
-    line("| map of shared_mutex under one global mutex | " + ns("BM_Baseline_NaiveMapOfSharedMutex/uncontended-write") +
-         " | | | " + (naive && naive->allocs >= 0 ? fmt_double(naive->allocs, 2) : "-") + " |");
-    for (const auto* scheme : pathlock::impl::builtin_schemes()) {
-      const std::string n = scheme->name();
-      const Figures* w = find("BM_PathLock/uncontended-write/" + n);
-      line("| PathLock " + n + " | " + ns("BM_PathLock/uncontended-write/" + n) + " | " +
-           ns("BM_PathLock/uncontended-read/" + n) + " | " + ns("BM_PathLock/uncontended-copy/" + n) + " | " +
-           (w && w->allocs >= 0 ? fmt_double(w->allocs, 2) : "-") + " |");
-    }
-    line("");
-    line("Two threads, million acquisitions per second summed over threads; scaling = 2 threads / 1 thread.");
-    line("Disjoint: thread i writes /t<i>/folder/sub/object. Hot folder: thread i writes /hot/folder/sub/o<i>.");
-    line("");
-    line("| lock | disjoint 1T | disjoint 2T | scaling | hot folder 1T | hot folder 2T | scaling |");
-    line("|---|---:|---:|---:|---:|---:|---:|");
-    const auto row = [&](const std::string& label, const std::string& disjoint, const std::string& hot) {
-      line("| " + label + " | " + mops(threads(disjoint, 1)) + " | " + mops(threads(disjoint, 2)) + " | " +
-           ratio(threads(disjoint, 2), threads(disjoint, 1)) + " | " + mops(threads(hot, 1)) + " | " +
-           mops(threads(hot, 2)) + " | " + ratio(threads(hot, 2), threads(hot, 1)) + " |");
-    };
-    row("std::mutex (every request on one lock)", "BM_Baseline_StdMutex", "BM_Baseline_StdMutex");
-    row("std::shared_mutex (one lock, exclusive)", "BM_Baseline_StdSharedMutex", "BM_Baseline_StdSharedMutex");
-    row("map of shared_mutex under one global mutex", "BM_Baseline_NaiveMapOfSharedMutex/disjoint",
-        "BM_Baseline_NaiveMapOfSharedMutex/hot-folder");
-    for (const auto* scheme : pathlock::impl::builtin_schemes()) {
-      row("PathLock " + scheme->name(), "BM_PathLock/disjoint/" + scheme->name(),
-          "BM_PathLock/hot-folder/" + scheme->name());
-    }
-    line("");
-    // The targets, judged on the recommended scheme.
-    const std::string best = "path-rwa-joined";
-    const Figures* w = find("BM_PathLock/uncontended-write/" + best);
-    const Figures* d1 = find(threads("BM_PathLock/disjoint/" + best, 1));
-    const Figures* d2 = find(threads("BM_PathLock/disjoint/" + best, 2));
-    line("Targets (" + best + "):");
-    if (w) {
-      line("- uncontended depth-4 write <= 150 ns: " + fmt_double(w->ns, 1) + " ns, " +
-           (w->ns <= 150 ? "met" : "NOT met"));
-      line("- no heap allocation on an uncontended acquire: " + fmt_double(w->allocs, 2) + " per acquire, " +
-           (w->allocs == 0 ? "met" : "NOT met"));
-    }
-    if (d1 && d2 && d1->rate > 0) {
-      const double scaling = d2->rate / d1->rate;
-      line("- 2 threads on disjoint subtrees >= 1.5x one thread: " + fmt_double(scaling, 2) + "x, " +
-           (scaling >= 1.5 ? "met" : "NOT met"));
-    }
-    return out;
+  line("");
+  line("Two threads, million acquisitions per second summed over threads; scaling = 2 threads / 1 thread.");
+  line("Disjoint: thread i writes /t<i>/folder/sub/object. Hot folder: thread i writes /hot/folder/sub/o<i>.");
+  line("");
+  line("| lock | disjoint 1T | disjoint 2T | scaling | hot folder 1T | hot folder 2T | scaling |");
+  line("|---|---:|---:|---:|---:|---:|---:|");
+  const auto row = [&](const std::string& label, const std::string& disjoint, const std::string& hot) {
+    line("| " + label + " | " + mops(threads(disjoint, 1)) + " | " + mops(threads(disjoint, 2)) + " | " +
+         ratio(threads(disjoint, 2), threads(disjoint, 1)) + " | " + mops(threads(hot, 1)) + " | " +
+         mops(threads(hot, 2)) + " | " + ratio(threads(hot, 2), threads(hot, 1)) + " |");
+  };
+  row("std::mutex (every request on one lock)", "BM_Baseline_StdMutex", "BM_Baseline_StdMutex");
+  row("std::shared_mutex (one lock, exclusive)", "BM_Baseline_StdSharedMutex", "BM_Baseline_StdSharedMutex");
+  row("map of shared_mutex under one global mutex", "BM_Baseline_NaiveMapOfSharedMutex/disjoint",
+      "BM_Baseline_NaiveMapOfSharedMutex/hot-folder");
+  for (const auto* scheme : pathlock::impl::builtin_schemes()) {
+    row("PathLock " + scheme->name(), "BM_PathLock/disjoint/" + scheme->name(),
+        "BM_PathLock/hot-folder/" + scheme->name());
   }
-
-  std::string summary_path_;
-  int cpus_ = 0;
-  std::map<std::string, Figures> figures_;
-};
+  line("");
+  // The targets, judged on the recommended scheme.
+  const std::string best = "path-rwa-joined";
+  const Figures* w = find("BM_PathLock/uncontended-write/" + best);
+  const double d1 = rate(find(threads("BM_PathLock/disjoint/" + best, 1)));
+  const double d2 = rate(find(threads("BM_PathLock/disjoint/" + best, 2)));
+  line("Targets (" + best + "):");
+  if (w) {
+    line("- uncontended depth-4 write <= 150 ns: " + fixed(w->ns, 1) + " ns, " + (w->ns <= 150 ? "met" : "NOT met"));
+    line("- no heap allocation on an uncontended acquire: " + fixed(w->counter("allocs"), 2) + " per acquire, " +
+         (w->counter("allocs") == 0 ? "met" : "NOT met"));
+  }
+  if (d1 > 0 && d2 > 0) {
+    line("- 2 threads on disjoint subtrees >= 1.5x one thread: " + fixed(d2 / d1, 2) + "x, " +
+         (d2 / d1 >= 1.5 ? "met" : "NOT met"));
+  }
+  return out;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::thread([] {}).join();  // see the file comment
-  // --summary=FILE is ours; the rest goes to Google Benchmark.
-  std::string summary_path;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg.starts_with("--summary=")) {
-      summary_path = arg.substr(std::string_view("--summary=").size());
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
+  const std::string summary_path = pathlock::bench::take_summary_flag(argc, argv);
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  SummaryReporter reporter(summary_path);
+  pathlock::bench::SummaryReporter reporter(summary_path, summary);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

@@ -1,0 +1,96 @@
+#pragma once
+// A Google Benchmark reporter that prints the console output as usual,
+// keeps every run's figures (the median aggregate where there are
+// repetitions), and at the end writes a Markdown summary computed from them
+// (to stdout, and to --summary=FILE if given): the tables the README quotes,
+// so that no figure there is typed by hand.
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace pathlock::bench {
+
+struct Figures {
+  double ns = 0;                             // real time per iteration, nanoseconds
+  std::map<std::string, double> counters;    // as reported (rates per second)
+  bool from_median = false;
+  double counter(const std::string& name, double missing = -1) const {
+    auto it = counters.find(name);
+    return it == counters.end() ? missing : it->second;
+  }
+};
+
+// Run name -> figures.
+using FigureTable = std::map<std::string, Figures>;
+
+inline std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  // summarize(figures, cpus) -> Markdown.
+  using Summarize = std::function<std::string(const FigureTable&, int)>;
+  SummaryReporter(std::string summary_path, Summarize summarize)
+      : summary_path_(std::move(summary_path)), summarize_(std::move(summarize)) {}
+
+  bool ReportContext(const Context& context) override {
+    cpus_ = context.cpu_info.num_cpus;
+    return ConsoleReporter::ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const auto& run : runs) {
+      if (run.error_occurred) continue;
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type == Run::RT_Aggregate && !median) continue;
+      Figures& f = figures_[run.run_name.str()];
+      if (f.from_median && !median) continue;
+      f.from_median = median;
+      f.ns = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
+      for (const auto& [name, counter] : run.counters) f.counters[name] = counter.value;
+    }
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    const std::string text = summarize_(figures_, cpus_);
+    std::fputs(text.c_str(), stdout);
+    if (!summary_path_.empty()) {
+      std::ofstream out(summary_path_);
+      out << text;
+      if (!out) std::fprintf(stderr, "error: cannot write the summary to %s\n", summary_path_.c_str());
+    }
+  }
+
+ private:
+  std::string summary_path_;
+  Summarize summarize_;
+  int cpus_ = 0;
+  FigureTable figures_;
+};
+
+// Takes --summary=FILE out of argv (the rest is Google Benchmark's).
+inline std::string take_summary_flag(int& argc, char** argv) {
+  std::string path;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("--summary=")) {
+      path = arg.substr(std::string_view("--summary=").size());
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return path;
+}
+
+}  // namespace pathlock::bench
