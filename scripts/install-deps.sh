@@ -11,6 +11,7 @@ PACKAGES=(
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libboost-graph-dev                   # the simulator's wait-for graph
   gnuplot-nox                          # the simulation report's plots
+  spin                                 # the SPIN cross-check of the model checker (proofs/)
 )
 
 missing=()

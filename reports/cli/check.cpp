@@ -18,12 +18,13 @@ namespace {
 using model::InputError;
 using model::InputProblem;
 
-// The schemes to check, in the order given: built-ins first, then files;
-// the recommended scheme if none is named.
-std::vector<impl::Scheme> resolve_schemes(const CheckCliOptions& o) {
+}  // namespace
+
+std::vector<impl::Scheme> schemes_named(const std::vector<std::string>& schemes,
+                                        const std::vector<std::string>& scheme_files, const std::string& order_name) {
   std::vector<impl::Scheme> out;
-  std::vector<std::string> names = o.schemes;
-  if (names.empty() && o.scheme_files.empty()) names.push_back("path-rwa-joined");
+  std::vector<std::string> names = schemes;
+  if (names.empty() && scheme_files.empty()) names.push_back("path-rwa-joined");
   for (const auto& name : names) {
     if (name == "all") {
       for (const auto* s : impl::builtin_schemes()) out.push_back(*s);
@@ -38,16 +39,16 @@ std::vector<impl::Scheme> resolve_schemes(const CheckCliOptions& o) {
     }
     out.push_back(*s);
   }
-  for (const auto& file : o.scheme_files) out.push_back(impl::load_scheme_file(file));
-  if (!o.order.empty()) {
-    const impl::LockOrder* order = impl::LockOrder::find(o.order);
-    if (order == nullptr) throw InputError(InputProblem::kBadParameter, fmt::format("unknown order \"{}\"", o.order));
-    for (auto& s : out) s = s.with_order(*order, fmt::format("{}/{}", s.name(), o.order));
+  for (const auto& file : scheme_files) out.push_back(impl::load_scheme_file(file));
+  if (!order_name.empty()) {
+    const impl::LockOrder* order = impl::LockOrder::find(order_name);
+    if (order == nullptr) {
+      throw InputError(InputProblem::kBadParameter, fmt::format("unknown order \"{}\"", order_name));
+    }
+    for (auto& s : out) s = s.with_order(*order, fmt::format("{}/{}", s.name(), order_name));
   }
   return out;
 }
-
-}  // namespace
 
 int run_check(const CheckCliOptions& o) {
   sim::CheckOptions options;
@@ -67,7 +68,7 @@ int run_check(const CheckCliOptions& o) {
   options.pct_depths = o.pct_depths;
   options.max_states = o.max_states;
   sim::validate(options);
-  const std::vector<impl::Scheme> schemes = resolve_schemes(o);
+  const std::vector<impl::Scheme> schemes = schemes_named(o.schemes, o.scheme_files, o.order);
 
   std::vector<sim::CheckResult> results;
   results.reserve(schemes.size());

@@ -6,12 +6,31 @@
 #include <string>
 #include <vector>
 
+#include "pathlock/impl/scheme.hpp"
+#include "pathlock/sim/scenario.hpp"
+
 namespace pathlock::cli {
 
 inline constexpr int kExitIo = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitUnsafe = 3;
 inline constexpr int kExitInconclusive = 4;
+
+// Which scheme a scenario runs under: a built-in name or a scheme file
+// (not both), else the scenario's own choice, else path-rwa-joined; then an
+// order that replaces the scheme's. Throws InputError naming the problem.
+struct SchemeChoice {
+  std::string scheme;
+  std::string scheme_file;
+  std::string order;
+};
+impl::Scheme scheme_for_scenario(const SchemeChoice& choice, const sim::Scenario& scenario);
+
+// Built-in schemes by name ("all": every one), then scheme files, in the
+// order given; path-rwa-joined if neither names any; each under `order` if
+// one is given. Throws InputError naming an unknown scheme or order.
+std::vector<impl::Scheme> schemes_named(const std::vector<std::string>& schemes,
+                                        const std::vector<std::string>& scheme_files, const std::string& order);
 
 struct ExploreCliOptions {
   std::string scenario_file;
@@ -45,5 +64,24 @@ struct CheckCliOptions {
 };
 
 int run_check(const CheckCliOptions& options);
+
+struct PromelaCliOptions {
+  std::string scenario_file;
+  SchemeChoice choice;
+  std::string out;  // the model's file; stdout if empty
+};
+int run_promela(const PromelaCliOptions& options);
+
+struct CrosscheckCliOptions {
+  std::vector<std::string> scenarios;     // scenario files
+  std::vector<std::string> schemes;       // built-in names; "all"
+  std::vector<std::string> scheme_files;
+  std::string spin = "spin";
+  std::string cc = "gcc";
+  std::string work;                       // folder for models and pan; a temporary one if empty
+  std::string out;                        // write the comparison table (Markdown) here
+  std::uint64_t max_states = 2'000'000;
+};
+int run_crosscheck(const CrosscheckCliOptions& options);
 
 }  // namespace pathlock::cli

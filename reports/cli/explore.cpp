@@ -20,9 +20,9 @@ namespace {
 using model::InputError;
 using model::InputProblem;
 
-// The scheme a scenario runs under: flags first, then the scenario's own
-// choice, then the recommended scheme; then the order override.
-impl::Scheme resolve_scheme(const ExploreCliOptions& o, const sim::Scenario& scenario) {
+}  // namespace
+
+impl::Scheme scheme_for_scenario(const SchemeChoice& o, const sim::Scenario& scenario) {
   std::optional<impl::Scheme> scheme;
   if (!o.scheme.empty() && !o.scheme_file.empty()) {
     throw InputError(InputProblem::kBadParameter, "give --scheme or --scheme-file, not both");
@@ -45,6 +45,8 @@ impl::Scheme resolve_scheme(const ExploreCliOptions& o, const sim::Scenario& sce
   }
   return *scheme;
 }
+
+namespace {
 
 std::vector<std::uint32_t> parse_schedule(const std::string& text, std::size_t tasks) {
   std::vector<std::uint32_t> out;
@@ -105,7 +107,7 @@ nlohmann::json counterexample_json(const sim::Counterexample& cx) {
 
 int run_explore(const ExploreCliOptions& o) {
   const sim::Scenario scenario = sim::load_scenario_file(o.scenario_file);
-  const impl::Scheme scheme = resolve_scheme(o, scenario);
+  const impl::Scheme scheme = scheme_for_scenario({o.scheme, o.scheme_file, o.order}, scenario);
   const sim::SchemePlanner planner(scheme);
   const sim::StepMachine machine(planner, scenario);
   fmt::print("explore: scenario \"{}\" under {} (order {}, acquisition {}, modes {})\n", scenario.name, scheme.name(),

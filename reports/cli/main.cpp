@@ -7,6 +7,8 @@
 //   pathlock plan OP PATH [PATH]   show the lock plan of one operation
 //   pathlock explore SCENARIO      every interleaving of a bounded scenario
 //   pathlock check [--scheme ...]  one verdict on a scheme, with a minimal counterexample
+//   pathlock promela SCENARIO      the scenario as a Promela model for SPIN
+//   pathlock crosscheck ...        SPIN's verdicts against the explorer's
 //
 // Exit status: 0 success; 1 an I/O failure; 2 bad input (flags, paths, keys,
 // files); 3 a safety violation or deadlock where --strict asked for none, or
@@ -384,6 +386,39 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
 
+  pathlock::cli::PromelaCliOptions promela;
+  auto* promela_cmd = app.add_subcommand(
+      "promela", "Print a bounded scenario as a Promela model for SPIN: the explorer's transition system, with the "
+                 "lock semantics and the safety property written in Promela.");
+  promela_cmd->add_option("scenario", promela.scenario_file, "A scenario file (pathlock.scenario/1)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  promela_cmd->add_option("--scheme", promela.choice.scheme, "A built-in scheme (overrides the scenario's)");
+  promela_cmd->add_option("--scheme-file", promela.choice.scheme_file, "A scheme file (overrides the scenario's)")
+      ->check(CLI::ExistingFile);
+  promela_cmd->add_option("--order", promela.choice.order, "A built-in acquisition order (overrides the scheme's)");
+  promela_cmd->add_option("--out", promela.out, "Write the model here instead of to stdout");
+
+  pathlock::cli::CrosscheckCliOptions crosscheck;
+  auto* crosscheck_cmd = app.add_subcommand(
+      "crosscheck", "Run SPIN on the Promela model of each scenario under each scheme and compare its verdicts "
+                    "(safety; deadlock) with the explorer's. Exit 3 on any disagreement.");
+  crosscheck_cmd->add_option("--scenario", crosscheck.scenarios, "A scenario file (repeatable)")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
+  crosscheck_cmd->add_option("--scheme", crosscheck.schemes, "A built-in scheme, or all (repeatable)")
+      ->allow_extra_args(false);
+  crosscheck_cmd->add_option("--scheme-file", crosscheck.scheme_files, "A scheme file (repeatable)")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
+  crosscheck_cmd->add_option("--spin", crosscheck.spin, "The SPIN program")->capture_default_str();
+  crosscheck_cmd->add_option("--cc", crosscheck.cc, "The C compiler for pan.c")->capture_default_str();
+  crosscheck_cmd->add_option("--work", crosscheck.work, "Keep the models and pan programs in this folder");
+  crosscheck_cmd->add_option("--out", crosscheck.out, "Write the comparison table (Markdown) here");
+  crosscheck_cmd->add_option("--max-states", crosscheck.max_states, "The explorer's state limit per question")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -394,6 +429,8 @@ int main(int argc, char** argv) {
     if (*schemes_cmd) return export_scheme.empty() ? run_schemes() : run_export_scheme(export_scheme);
     if (*explore_cmd) return pathlock::cli::run_explore(explore);
     if (*check_cmd) return pathlock::cli::run_check(check);
+    if (*promela_cmd) return pathlock::cli::run_promela(promela);
+    if (*crosscheck_cmd) return pathlock::cli::run_crosscheck(crosscheck);
     if (*plan_cmd) return run_plan(plan_schemes, plan_words);
     if (*tables_cmd) return run_tables(tables);
     if (*replay_cmd) return run_replay(replay_file, replay_scheme);

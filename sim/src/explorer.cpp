@@ -69,6 +69,13 @@ StepMachine::StepMachine(const Planner& planner, const Scenario& scenario) : pla
   }
 }
 
+std::vector<std::pair<std::uint32_t, impl::ModeId>> StepMachine::plan_steps(std::uint32_t t,
+                                                                          std::size_t request) const {
+  std::vector<std::pair<std::uint32_t, impl::ModeId>> out;
+  for (const auto& step : tasks_[t].plans[request]) out.emplace_back(step.lock, step.mode);
+  return out;
+}
+
 StepMachine::State StepMachine::initial() const {
   State s;
   s.tasks.assign(tasks_.size(), Task{});
@@ -352,7 +359,7 @@ class Search {
         return false;
       }
       visited_.emplace(std::move(k), sleep_c);
-      if (m_.stuck(s)) {
+      if (o_.check_deadlock && m_.stuck(s)) {
         r_.verdict = Verdict::kDeadlock;
         return false;
       }
@@ -370,7 +377,7 @@ class Search {
       State child = s;
       const auto effect = m_.apply(child, t);
       ++r_.transitions;
-      if (m_.violation(child, effect)) {
+      if (o_.check_safety && m_.violation(child, effect)) {
         r_.verdict = Verdict::kSafetyViolation;
         return false;
       }
@@ -625,7 +632,9 @@ ExploreResult explore(const Planner& planner, const Scenario& scenario, const Ex
       result.naive_transitions = naive->transitions;
     }
   }
-  if (result.verdict == Verdict::kSafetyViolation || result.verdict == Verdict::kDeadlock) {
+  // Counterexample searches look for either failure: only when both count.
+  const bool both = options.check_safety && options.check_deadlock;
+  if (both && (result.verdict == Verdict::kSafetyViolation || result.verdict == Verdict::kDeadlock)) {
     std::optional<std::vector<std::uint32_t>> schedule;
     if (options.shortest_counterexample) schedule = shortest_failure(m, options.max_states);
     if (!schedule) schedule = first_failure(m, options.max_states);

@@ -48,7 +48,7 @@ TEST(Cli, SchemesListsOnePerLineNameFirst) {
 }
 
 TEST(Cli, EverySubcommandHasHelp) {
-  for (const char* sub : {"", "simulate", "replay", "schemes", "tables", "plan", "explore", "check"}) {
+  for (const char* sub : {"", "simulate", "replay", "schemes", "tables", "plan", "explore", "check", "promela", "crosscheck"}) {
     const CliRun r = run(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub << ": " << r.output;
@@ -328,6 +328,46 @@ TEST(Cli, CheckRejectsBadInputClearly) {
     EXPECT_EQ(r.status, c.status) << c.args << ": " << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << ": " << r.output;
   }
+}
+
+TEST(Cli, PromelaModelNamesEveryStepAndEveryConflict) {
+  const std::string src = PATHLOCK_SOURCE_DIR;
+  const CliRun r = run("promela " + src + "/sim/scenarios/copy-into-own-subtree.json --scheme path-rwa");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("active proctype T0()"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("active proctype T1()"), std::string::npos) << r.output;
+  // copy(/a, /a/b) reads /a, which write(/a/c) writes below: one conflicting pair, one assertion.
+  std::size_t asserts = 0;
+  for (auto at = r.output.find("  assert(!(req["); at != std::string::npos; at = r.output.find("  assert(!(req[", at + 1)) {
+    ++asserts;
+  }
+  EXPECT_EQ(asserts, 1u) << r.output;
+  EXPECT_NE(r.output.find("copy(/a, /a/b) vs write(/a/c)"), std::string::npos) << r.output;
+  const CliRun bad = run("promela " + src + "/sim/scenarios/opposite-copies.json --scheme nope");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("unknown scheme"), std::string::npos) << bad.output;
+}
+
+// The cross-check fails when SPIN disagrees: a stand-in "spin" whose pan
+// always reports an error, against a scenario the explorer finds safe.
+TEST(Cli, CrosscheckFailsOnADisagreement) {
+  const auto dir = std::filesystem::temp_directory_path() / "pathlock-cli-fake-spin";
+  std::filesystem::create_directories(dir);
+  const auto fake = dir / "spin";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "if [ \"$1\" = -V ]; then echo 'Spin Version 0 (stand-in)'; exit 0; fi\n"
+                         "printf '#include <stdio.h>\\nint main(void) { puts(\"errors: 1\\\\n 3 states, stored\"); "
+                         "return 0; }\\n' > pan.c\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const std::string src = PATHLOCK_SOURCE_DIR;
+  const CliRun r = run("crosscheck --scenario " + src + "/sim/scenarios/opposite-copies.json --scheme path-rwa-joined --spin " +
+                       fake.string());
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("DISAGREE"), std::string::npos) << r.output;
+  const CliRun missing = run("crosscheck --scenario " + src + "/sim/scenarios/opposite-copies.json --spin /nonexistent/spin");
+  EXPECT_EQ(missing.status, 1) << missing.output;
+  EXPECT_NE(missing.output.find("cannot run SPIN"), std::string::npos) << missing.output;
+  EXPECT_NE(run("crosscheck").status, 0);
 }
 
 }  // namespace

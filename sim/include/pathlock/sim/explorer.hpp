@@ -98,6 +98,9 @@ class StepMachine {
   std::string plan_text(std::uint32_t t, std::size_t request) const;
   std::size_t plan_size(std::uint32_t t, std::size_t request) const { return tasks_[t].plans[request].size(); }
   std::size_t request_count(std::uint32_t t) const { return tasks_[t].plans.size(); }
+  std::size_t lock_count() const noexcept { return lock_names_.size(); }
+  // The steps of a plan, in acquisition order: (lock index, mode).
+  std::vector<std::pair<std::uint32_t, impl::ModeId>> plan_steps(std::uint32_t t, std::size_t request) const;
   std::string lock_name(std::uint32_t lock) const { return lock_names_[lock]; }
   const model::Operation& operation(std::uint32_t t, std::size_t request) const;
   const impl::Scheme& scheme() const noexcept { return planner_.scheme(); }
@@ -132,6 +135,12 @@ struct ExploreOptions {
   bool count_naive = true;              // also explore without any reduction, counting interleavings
   std::uint64_t max_naive_states = 2'000'000;
   bool shortest_counterexample = true;  // breadth-first search for the shortest failing trace
+  // Which properties count as failures: both by default; one alone answers
+  // "is any state unsafe?" or "is any state deadlocked?" when a scenario has
+  // both (the SPIN cross-check asks each question on its own). A
+  // counterexample is built only when both are checked.
+  bool check_safety = true;
+  bool check_deadlock = true;
 };
 
 struct TraceStep {
