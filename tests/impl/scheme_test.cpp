@@ -67,6 +67,23 @@ TEST(Scheme, JoinedSchemeJoinKeepsExactlyTheOperandsConflicts) {
   }
 }
 
+// The other half of the exactness proof (proofs/safety-and-exactness.md,
+// Lemma 3): two roles' modes are incompatible exactly when one role writes
+// the path, or one writes below a path the other reads. These are the role
+// pairs that make two requests conflict, and no others.
+TEST(Scheme, JoinedSchemeRoleModesConflictExactlyWhereLineageDoes) {
+  const auto& s = path_rwa_joined_scheme();
+  for (const Role a : kAllRoles) {
+    for (const Role b : kAllRoles) {
+      const bool writes = a == Role::kWriteTarget || b == Role::kWriteTarget;
+      const bool writes_below_a_read = (a == Role::kWriteAncestor && b == Role::kReadTarget) ||
+                                       (b == Role::kWriteAncestor && a == Role::kReadTarget);
+      EXPECT_EQ(!s.compatible(s.mode_for(a), s.mode_for(b)), writes || writes_below_a_read)
+          << to_string(a) << " against " << to_string(b);
+    }
+  }
+}
+
 SchemeSpec small_spec() {
   SchemeSpec spec;
   spec.name = "test";

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 #include "pathlock/impl/scheme_file.hpp"
 #include "pathlock/reports/check.hpp"
@@ -97,6 +99,65 @@ TEST(CheckReport, CommittedReportIsCurrent) {
   }
   // And the Markdown matches the JSON it was written with.
   EXPECT_NE(slurp(dir / "check.md").find("# pathlock check"), std::string::npos);
+}
+
+// proofs/spin-crosscheck.md comes from `pathlock crosscheck` (CTest's
+// spin_crosscheck makes the same run). SPIN's columns need SPIN; this test
+// holds the committed table to what the explorer says today: one row per
+// shipped scenario and scheme, every row agreeing, and the explorer's verdict
+// in each row the one it gives now.
+TEST(CheckReport, CommittedSpinTableIsCurrent) {
+  const std::filesystem::path src = PATHLOCK_SOURCE_DIR;
+  const char* hint = "regenerate with: bash scripts/regen-reports.sh";
+  std::map<std::string, impl::Scheme> schemes;
+  for (const auto* s : impl::builtin_schemes()) schemes.emplace(s->name(), *s);
+  std::size_t scheme_count = impl::builtin_schemes().size();
+  for (const auto& f : std::filesystem::directory_iterator(src / "sim/schemes")) {
+    const impl::Scheme s = impl::load_scheme_file(f.path());
+    schemes.insert_or_assign(s.name(), s);
+    ++scheme_count;
+  }
+  std::map<std::string, sim::Scenario> scenarios;
+  for (const auto& f : std::filesystem::directory_iterator(src / "sim/scenarios")) {
+    const sim::Scenario s = sim::load_scenario_file(f.path());
+    scenarios.emplace(s.name, s);
+  }
+  const auto verdict = [](const impl::Scheme& scheme, const sim::Scenario& scenario) {
+    const sim::SchemePlanner planner(scheme);
+    bool fails[2];
+    for (int safety = 0; safety < 2; ++safety) {
+      sim::ExploreOptions o;
+      o.count_naive = false;
+      o.check_safety = safety == 1;
+      o.check_deadlock = safety == 0;
+      fails[safety] = sim::explore(planner, scenario, o).verdict != sim::Verdict::kSafeAndDeadlockFree;
+    }
+    if (fails[1] && fails[0]) return std::string("violation and deadlock");
+    if (fails[1]) return std::string("safety violation");
+    if (fails[0]) return std::string("deadlock");
+    return std::string("safe and deadlock-free");
+  };
+  std::istringstream table(slurp(src / "proofs/spin-crosscheck.md"));
+  std::size_t rows = 0;
+  for (std::string line; std::getline(table, line);) {
+    if (!line.starts_with("| **")) continue;
+    std::vector<std::string> cells;
+    for (std::size_t at = 2; at < line.size();) {
+      const auto bar = line.find(" | ", at);
+      cells.push_back(line.substr(at, (bar == std::string::npos ? line.size() - 2 : bar) - at));
+      if (bar == std::string::npos) break;
+      at = bar + 3;
+    }
+    ASSERT_GE(cells.size(), 5u) << line;
+    const std::string scheme = cells[0].substr(2, cells[0].size() - 4);  // **name**
+    ASSERT_TRUE(schemes.count(scheme)) << scheme << "; " << hint;
+    ASSERT_TRUE(scenarios.count(cells[1])) << cells[1] << "; " << hint;
+    EXPECT_EQ(cells[2], verdict(schemes.at(scheme), scenarios.at(cells[1]))) << line << "\n" << hint;
+    EXPECT_EQ(cells[2], cells[3]) << line;
+    EXPECT_EQ(cells[4], "✓") << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, scheme_count * scenarios.size()) << hint;
 }
 
 }  // namespace
