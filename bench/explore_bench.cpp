@@ -9,7 +9,6 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
-#include <thread>
 
 #include "pathlock/sim/explorer.hpp"
 #include "summary_reporter.hpp"
@@ -100,14 +99,4 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::thread([] {}).join();  // as every benchmark here: the process has a thread before timing
-  const std::string summary_path = pathlock::bench::take_summary_flag(argc, argv);
-  register_all();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  pathlock::bench::SummaryReporter reporter(summary_path, summary);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return pathlock::bench::run_with_summary(argc, argv, register_all, summary); }

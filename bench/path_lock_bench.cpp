@@ -303,14 +303,4 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::thread([] {}).join();  // see the file comment
-  const std::string summary_path = pathlock::bench::take_summary_flag(argc, argv);
-  register_all();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  pathlock::bench::SummaryReporter reporter(summary_path, summary);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return pathlock::bench::run_with_summary(argc, argv, register_all, summary); }

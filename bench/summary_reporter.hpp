@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace pathlock::bench {
 
@@ -91,6 +92,22 @@ inline std::string take_summary_flag(int& argc, char** argv) {
   }
   argc = kept;
   return path;
+}
+
+// The main() of a benchmark with a summary: starts a thread before any
+// timing (glibc skips atomic instructions until a process has created one,
+// which makes single-threaded lock figures look about 3x too good), takes
+// --summary=FILE, registers the cases and runs them under SummaryReporter.
+inline int run_with_summary(int argc, char** argv, void (*register_all)(), SummaryReporter::Summarize summarize) {
+  std::thread([] {}).join();
+  const std::string summary_path = take_summary_flag(argc, argv);
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  SummaryReporter reporter(summary_path, std::move(summarize));
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
 }
 
 }  // namespace pathlock::bench

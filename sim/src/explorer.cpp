@@ -511,11 +511,12 @@ std::optional<std::vector<std::uint32_t>> fewest_preemptions_failure(const StepM
   // by a task other than the last one, while the last one could still move,
   // costs a preemption. A failure is a node of its own, so that the first
   // one popped is the cheapest.
+  using Cost = std::pair<std::size_t, std::size_t>;  // (preemptions, steps)
   struct Node {
     State state;
     std::size_t parent;
     std::uint32_t task;  // the step that led here; kNone at the start
-    bool failed;
+    const Cost* best;    // the cheapest known cost of this (state, task); nullptr for a failure
   };
   struct Entry {
     std::size_t preemptions;
@@ -527,50 +528,49 @@ std::optional<std::vector<std::uint32_t>> fewest_preemptions_failure(const StepM
   };
   constexpr std::uint32_t kNone = ~0U;
   std::vector<Node> nodes;
-  std::vector<Entry> cost;
-  std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> best;  // key -> (preemptions, steps)
+  // Key -> cheapest cost; a node-based map, so pointers to its values stay valid.
+  std::unordered_map<std::string, Cost> best;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
   const auto key_of = [&](const State& s, std::uint32_t last) {
     std::string k = m.key(s, false);
     k.push_back(static_cast<char>(last == kNone ? 0xFF : last));
     return k;
   };
-  nodes.push_back({m.initial(), 0, kNone, false});
-  best.emplace(key_of(nodes[0].state, kNone), std::pair<std::size_t, std::size_t>{0, 0});
+  {
+    State start = m.initial();
+    const auto it = best.emplace(key_of(start, kNone), Cost{0, 0}).first;
+    nodes.push_back({std::move(start), 0, kNone, &it->second});
+  }
   queue.push({0, 0, 0});
   while (!queue.empty()) {
     const Entry e = queue.top();
     queue.pop();
-    const Node& node = nodes[e.node];
-    if (node.failed || m.stuck(node.state)) {
+    if (nodes[e.node].best == nullptr || m.stuck(nodes[e.node].state)) {
       std::vector<std::uint32_t> out;
       for (std::size_t i = e.node; i != 0; i = nodes[i].parent) out.push_back(nodes[i].task);
       std::reverse(out.begin(), out.end());
       return out;
     }
-    if (auto it = best.find(key_of(node.state, node.task));
-        it != best.end() && it->second < std::pair<std::size_t, std::size_t>{e.preemptions, e.steps}) {
-      continue;  // a cheaper way here was found after this entry was queued
-    }
+    if (*nodes[e.node].best < Cost{e.preemptions, e.steps}) continue;  // a cheaper way here was found since
+    const std::uint32_t last = nodes[e.node].task;
     for (std::uint32_t t = 0; t < m.task_count(); ++t) {
       if (!m.enabled(nodes[e.node].state, t)) continue;
-      const std::uint32_t last = nodes[e.node].task;
       const std::size_t preemptions =
           e.preemptions + (last != kNone && last != t && m.enabled(nodes[e.node].state, last) ? 1 : 0);
       State child = nodes[e.node].state;
       const auto effect = m.apply(child, t);
-      const bool failed = m.violation(child, effect).has_value();
-      const std::pair<std::size_t, std::size_t> c{preemptions, e.steps + 1};
-      if (!failed) {
-        std::string k = key_of(child, t);
-        auto [it, inserted] = best.emplace(std::move(k), c);
+      const Cost c{preemptions, e.steps + 1};
+      const Cost* known = nullptr;
+      if (!m.violation(child, effect)) {
+        auto [it, inserted] = best.emplace(key_of(child, t), c);
         if (!inserted) {
           if (!(c < it->second)) continue;
           it->second = c;
         }
+        known = &it->second;
       }
       if (nodes.size() >= limit) return std::nullopt;
-      nodes.push_back({std::move(child), e.node, t, failed});
+      nodes.push_back({std::move(child), e.node, t, known});
       queue.push({c.first, c.second, nodes.size() - 1});
     }
   }
