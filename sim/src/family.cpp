@@ -55,7 +55,7 @@ namespace {
 Scenario make(std::string name, std::vector<std::vector<model::Operation>> tasks) {
   Scenario s;
   s.name = std::move(name);
-  s.tasks = std::move(tasks);
+  s.tasks = plain_tasks(tasks);
   return s;
 }
 

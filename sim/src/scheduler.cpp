@@ -8,6 +8,7 @@ ScheduledRun run_scheduled(const StepMachine& m, Scheduler& scheduler, std::uint
   scheduler.begin(seed, m.task_count(), length);
   run.schedule.reserve(length);
   StepMachine::State s = m.initial();
+  StepMachine::Effect effect;
   std::vector<std::uint32_t> runnable;
   runnable.reserve(m.task_count());
   for (;;) {
@@ -21,9 +22,9 @@ ScheduledRun run_scheduled(const StepMachine& m, Scheduler& scheduler, std::uint
     }
     const std::uint32_t t = scheduler.pick(runnable, run.schedule.size());
     run.schedule.push_back(t);
-    const auto effect = m.apply(s, t);
-    if (m.violation(s, effect)) {
-      run.verdict = Verdict::kSafetyViolation;
+    m.apply(s, t, effect, true);
+    if (const auto failure = step_failure(m, s, effect)) {
+      run.verdict = *failure;
       return run;
     }
   }
@@ -34,9 +35,9 @@ std::size_t count_preemptions(const StepMachine& m, const std::vector<std::uint3
   StepMachine::State s = m.initial();
   for (std::size_t i = 0; i < schedule.size(); ++i) {
     const std::uint32_t t = schedule[i];
-    if (i > 0 && schedule[i - 1] != t && m.enabled(s, schedule[i - 1])) ++preemptions;
+    if (i > 0 && schedule[i - 1] != t && m.can_progress(s, schedule[i - 1])) ++preemptions;
     if (t >= m.task_count() || !m.enabled(s, t)) break;
-    m.apply(s, t);
+    m.apply(s, t, false);
   }
   return preemptions;
 }

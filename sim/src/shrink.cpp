@@ -7,7 +7,7 @@
 namespace pathlock::sim {
 namespace {
 
-using Task = std::vector<model::Operation>;
+using Task = ScenarioTask;
 using Tasks = std::vector<Task>;
 
 rc::Seq<model::Operation> operation_shrinks(const model::Operation& op) {
@@ -33,6 +33,25 @@ rc::Seq<model::Operation> operation_shrinks(const model::Operation& op) {
   return rc::seq::fromContainer(std::move(out));
 }
 
+// A request shrinks as its operation does, keeping how it is taken; a
+// request taken in a special way also shrinks to a plain one.
+rc::Seq<ScenarioRequest> request_shrinks(const ScenarioRequest& request) {
+  rc::Seq<ScenarioRequest> simpler_op = rc::seq::map(operation_shrinks(request.operation()), [request](model::Operation op) {
+    ScenarioRequest out = request;
+    static_cast<model::Operation&>(out) = std::move(op);
+    return out;
+  });
+  if (request.acquire == AcquireStyle::kBlocking && request.withdraw == WithdrawStyle::kNever &&
+      request.release == ReleaseStyle::kBeforeNext) {
+    return simpler_op;
+  }
+  ScenarioRequest plain = request;
+  plain.acquire = AcquireStyle::kBlocking;
+  plain.withdraw = WithdrawStyle::kNever;
+  plain.release = ReleaseStyle::kBeforeNext;
+  return rc::seq::concat(rc::seq::just(std::move(plain)), std::move(simpler_op));
+}
+
 }  // namespace
 
 rc::Seq<Scenario> scenario_shrinks(const Scenario& scenario) {
@@ -52,7 +71,7 @@ rc::Seq<Scenario> scenario_shrinks(const Scenario& scenario) {
   rc::Seq<Tasks> fewer_requests =
       rc::shrink::eachElement(scenario.tasks, [](const Task& task) { return rc::shrink::removeChunks(task); });
   rc::Seq<Tasks> simpler_requests = rc::shrink::eachElement(scenario.tasks, [](const Task& task) {
-    return rc::shrink::eachElement(task, operation_shrinks);
+    return rc::shrink::eachElement(task, request_shrinks);
   });
   return rc::seq::map(
       rc::seq::filter(rc::seq::concat(std::move(fewer_tasks), std::move(fewer_requests), std::move(simpler_requests)),

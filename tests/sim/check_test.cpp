@@ -142,7 +142,7 @@ RC_GTEST_PROP(FewestPreemptions, AgreesWithIterativeContextBounding, ()) {
   for (int t = 0; t < tasks; ++t) {
     std::vector<model::Operation> requests{*op};
     if (tasks == 2 && *rc::gen::arbitrary<bool>()) requests.push_back(*op);  // bounds the enumeration
-    scenario.tasks.push_back(std::move(requests));
+    scenario.tasks.emplace_back(requests.begin(), requests.end());
   }
   const int which = *rc::gen::inRange(0, 3);
   const Scheme s = which == 0   ? testing::request_order_variant()

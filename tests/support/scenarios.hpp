@@ -16,7 +16,7 @@ inline sim::Scenario scenario_of(const std::vector<std::vector<std::string>>& ta
   for (const auto& task : tasks) {
     std::vector<model::Operation> ops;
     for (const auto& text : task) ops.push_back(sim::parse_operation_text(text, "test"));
-    s.tasks.push_back(std::move(ops));
+    s.tasks.emplace_back(ops.begin(), ops.end());
   }
   return s;
 }

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pathlock/sim/explorer.hpp"
+#include "pathlock/sim/explorer.hpp"  // StepMachine, Verdict
 
 namespace pathlock::sim {
 

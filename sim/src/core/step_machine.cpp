@@ -1,0 +1,359 @@
+#include "pathlock/sim/core/step_machine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "pathlock/model/conflict.hpp"
+#include "pathlock/model/error.hpp"
+
+namespace pathlock::sim {
+
+std::string_view to_string(StepKind kind) noexcept {
+  switch (kind) {
+    case StepKind::kAcquire: return "acquire";
+    case StepKind::kTry: return "try";
+    case StepKind::kWithdraw: return "withdraw";
+    case StepKind::kRollback: return "roll back";
+    case StepKind::kRelease: return "release";
+  }
+  return "?";
+}
+
+namespace {
+
+struct OperationHash {
+  std::size_t operator()(const model::Operation& op) const noexcept {
+    std::size_t h = std::hash<model::Path>{}(op.source) * 31 + static_cast<std::size_t>(op.kind);
+    if (op.target) h = h * 1000003 ^ std::hash<model::Path>{}(*op.target);
+    return h;
+  }
+};
+
+constexpr std::size_t kMaxPlanSteps = 255;  // a task's step counter is one byte
+
+}  // namespace
+
+struct StepMachine::PlanCache {
+  // The simulator's plans, one per distinct operation under the machine's
+  // planner; looked up, never iterated. unique_ptr: addresses stay put.
+  std::unordered_map<model::Operation, std::unique_ptr<CompiledPlan>, OperationHash> by_operation;
+  std::unordered_map<model::Path, std::uint32_t> lock_ids;  // looked up, never iterated
+  std::vector<std::unique_ptr<CompiledPlan>> owned;  // the explorer's, per task and request
+  std::size_t active_tasks = 0;
+};
+
+StepMachine::StepMachine(const Planner& planner) : planner_(planner), cache_(std::make_unique<PlanCache>()) {}
+StepMachine::~StepMachine() = default;
+
+std::uint32_t StepMachine::intern(const model::Path& p) {
+  auto [it, inserted] = cache_->lock_ids.try_emplace(p, static_cast<std::uint32_t>(lock_paths_.size()));
+  if (inserted) lock_paths_.push_back(p);
+  return it->second;
+}
+
+namespace {
+
+void check_plan_size(const impl::Plan& plan, const model::Operation& op) {
+  if (plan.size() == 0 || plan.size() > kMaxPlanSteps) {
+    throw model::InputError(model::InputProblem::kBadParameter,
+                            fmt::format("the plan of {} has {} steps; the checker takes 1 to {}", op.to_string(),
+                                        plan.size(), kMaxPlanSteps));
+  }
+}
+
+std::vector<Segment> segments_for(const ScenarioTask& task) {
+  std::vector<Segment> out;
+  std::vector<std::uint8_t> held_to_end;
+  for (std::size_t r = 0; r < task.size(); ++r) {
+    const auto request = static_cast<std::uint8_t>(r);
+    out.push_back({request, Direction::kAcquire});
+    if (task[r].release == ReleaseStyle::kBeforeNext) {
+      out.push_back({request, Direction::kRelease});
+    } else {
+      held_to_end.push_back(request);
+    }
+  }
+  for (auto r = held_to_end.rbegin(); r != held_to_end.rend(); ++r) out.push_back({*r, Direction::kRelease});
+  return out;
+}
+
+}  // namespace
+
+StepMachine::StepMachine(const Planner& planner, const Scenario& scenario,
+                         std::span<const Planner* const> task_planners)
+    : StepMachine(planner) {
+  validate(scenario);
+  if (!task_planners.empty() && task_planners.size() != scenario.tasks.size()) {
+    throw model::InputError(model::InputProblem::kBadParameter,
+                            fmt::format("{}: {} task planners for {} tasks", scenario.name, task_planners.size(),
+                                        scenario.tasks.size()));
+  }
+  const auto planner_of = [&](std::size_t t) -> const Planner& {
+    return task_planners.empty() || task_planners[t] == nullptr ? planner : *task_planners[t];
+  };
+  // Plan everything first, then number the locks in sorted name order.
+  std::vector<std::vector<impl::Plan>> plans(scenario.tasks.size());
+  std::map<std::string, model::Path> names;
+  for (std::size_t t = 0; t < scenario.tasks.size(); ++t) {
+    for (const auto& req : scenario.tasks[t]) {
+      plans[t].push_back(planner_of(t).plan(req.operation()));
+      check_plan_size(plans[t].back(), req.operation());
+      for (const auto& step : plans[t].back()) names.emplace(step.lock.str(), step.lock);
+    }
+  }
+  for (const auto& [name, path] : names) intern(path);
+  programs_.resize(scenario.tasks.size());
+  cache_->active_tasks = scenario.tasks.size();
+  for (std::size_t t = 0; t < scenario.tasks.size(); ++t) {
+    TaskProgram& program = programs_[t];
+    for (std::size_t r = 0; r < scenario.tasks[t].size(); ++r) {
+      const ScenarioRequest& req = scenario.tasks[t][r];
+      auto compiled = std::make_unique<CompiledPlan>(
+          CompiledPlan{req.operation(), req.operation().request(), std::move(plans[t][r]), {}});
+      for (const auto& step : compiled->plan) compiled->steps.push_back({intern(step.lock), step.mode});
+      program.requests.push_back({compiled.get(), req.acquire, req.withdraw});
+      cache_->owned.push_back(std::move(compiled));
+    }
+    program.segments = segments_for(scenario.tasks[t]);
+    program.symmetry_class = static_cast<std::uint32_t>(t);
+    for (std::size_t u = 0; u < t; ++u) {
+      if (scenario.tasks[u] == scenario.tasks[t]) {
+        program.symmetry_class = static_cast<std::uint32_t>(u);
+        break;
+      }
+    }
+  }
+}
+
+// --- the simulator's task loading ------------------------------------------------
+
+void StepMachine::clear_tasks() { cache_->active_tasks = 0; }
+
+const CompiledPlan& StepMachine::compiled(const model::Operation& op) {
+  auto it = cache_->by_operation.find(op);
+  if (it == cache_->by_operation.end()) {
+    impl::Plan plan = planner_.plan(op);
+    check_plan_size(plan, op);
+    auto cp = std::make_unique<CompiledPlan>(CompiledPlan{op, op.request(), std::move(plan), {}});
+    for (const auto& step : cp->plan) cp->steps.push_back({intern(step.lock), step.mode});
+    it = cache_->by_operation.emplace(op, std::move(cp)).first;
+  }
+  return *it->second;
+}
+
+std::uint32_t StepMachine::add_task(const model::Operation& op) {
+  const CompiledPlan& plan = compiled(op);
+  const auto t = static_cast<std::uint32_t>(cache_->active_tasks++);
+  if (t == programs_.size()) programs_.emplace_back();
+  TaskProgram& program = programs_[t];  // reused run after run: no allocation once warm
+  program.requests.assign(1, TaskRequest{&plan, AcquireStyle::kBlocking, WithdrawStyle::kNever});
+  program.segments.assign({Segment{0, Direction::kAcquire}, Segment{0, Direction::kRelease}});
+  program.symmetry_class = t;
+  return t;
+}
+
+// --- the transition system ---------------------------------------------------------
+
+StepMachine::State StepMachine::initial() const {
+  State s;
+  reset(s);
+  return s;
+}
+
+void StepMachine::reset(State& s) const {
+  s.tasks.assign(task_count(), Task{});
+  for (auto& q : s.locks) {
+    if (!q.idle()) q = impl::LockQueue{};
+  }
+  s.locks.resize(lock_paths_.size());
+  s.in_critical.clear();
+}
+
+std::size_t run_length(const StepMachine& m) {
+  std::size_t steps = 0;
+  for (std::uint32_t t = 0; t < m.task_count(); ++t) {
+    for (std::size_t r = 0; r < m.request_count(t); ++r) steps += 2 * m.plan_size(t, r);
+  }
+  return steps;
+}
+
+bool StepMachine::all_done(const State& s) const noexcept {
+  return std::all_of(s.tasks.begin(), s.tasks.end(), [](const Task& t) { return t.phase == TaskPhase::kDone; });
+}
+
+bool StepMachine::any_enabled(const State& s) const noexcept {
+  for (std::uint32_t t = 0; t < task_count(); ++t) {
+    if (enabled(s, t)) return true;
+  }
+  return false;
+}
+
+StepMachine::Action StepMachine::next_action(const State& s, std::uint32_t t) const {
+  const Task& k = s.tasks[t];
+  const Segment seg = programs_[t].segments[k.segment];
+  const TaskRequest& req = programs_[t].requests[seg.request];
+  const auto& steps = req.plan->steps;
+  const auto at = [&](StepKind kind, std::size_t i) { return Action{kind, steps[i].lock, steps[i].mode, seg.request}; };
+  switch (k.phase) {
+    case TaskPhase::kWaiting: return at(StepKind::kWithdraw, k.step);
+    case TaskPhase::kRollingBack: return at(StepKind::kRollback, k.step - 1U);
+    case TaskPhase::kRunning:
+    case TaskPhase::kDone: break;
+  }
+  if (seg.direction == Direction::kAcquire) {
+    return at(req.acquire == AcquireStyle::kTry ? StepKind::kTry : StepKind::kAcquire, k.step);
+  }
+  return at(StepKind::kRelease, steps.size() - 1 - k.step);
+}
+
+void StepMachine::move_on(State& s, std::uint32_t t) const {
+  Task& k = s.tasks[t];
+  const auto& segments = programs_[t].segments;
+  while (k.segment < segments.size() && segments[k.segment].direction == Direction::kRelease &&
+         ((k.abandoned >> segments[k.segment].request) & 1U) != 0) {
+    ++k.segment;
+  }
+  k.step = 0;
+  if (k.segment == segments.size()) k.phase = TaskPhase::kDone;
+}
+
+void StepMachine::abandon(State& s, std::uint32_t t) const {
+  Task& k = s.tasks[t];
+  k.abandoned |= 1U << programs_[t].segments[k.segment].request;
+  k.phase = TaskPhase::kRunning;
+  ++k.segment;
+  move_on(s, t);
+}
+
+void StepMachine::finish_segment(State& s, std::uint32_t t, Effect& e) const {
+  Task& k = s.tasks[t];
+  const Segment seg = programs_[t].segments[k.segment];
+  if (seg.direction == Direction::kAcquire) {
+    e.entered.push_back({t, seg.request});
+    s.in_critical.push_back({t, seg.request});
+  }
+  ++k.segment;
+  move_on(s, t);
+}
+
+void StepMachine::continue_granted(State& s, std::span<const impl::LockEntry> granted, Effect& e) const {
+  for (const auto& g : granted) {
+    const std::uint32_t u = task_of(g.task);
+    Task& other = s.tasks[u];
+    other.phase = TaskPhase::kRunning;
+    e.granted.push_back(u);
+    const auto& plan = programs_[u].requests[programs_[u].segments[other.segment].request].plan->steps;
+    if (++other.step == plan.size()) finish_segment(s, u, e);
+  }
+}
+
+void StepMachine::release_lock(State& s, std::uint32_t lock, impl::TaskId id, Effect& e) const {
+  e.lock_granted.clear();
+  s.locks[lock].release(scheme(), id, e.lock_granted);
+  continue_granted(s, e.lock_granted, e);
+}
+
+StepMachine::Effect StepMachine::apply(State& s, std::uint32_t t, bool check_invariants) const {
+  Effect e;
+  apply(s, t, e, check_invariants);
+  return e;
+}
+
+void StepMachine::apply(State& s, std::uint32_t t, Effect& e, bool check_invariants) const {
+  e.granted.clear();
+  e.entered.clear();
+  e.broken_invariant.reset();
+  const Action a = next_action(s, t);
+  Task& k = s.tasks[t];
+  const impl::TaskId id = request_id(t, a.request);
+  const std::size_t plan_size = programs_[t].requests[a.request].plan->steps.size();
+  switch (a.kind) {
+    case StepKind::kAcquire:
+      if (s.locks[a.lock].acquire(scheme(), id, a.mode) == impl::AcquireOutcome::kQueued) {
+        e.outcome = StepOutcome::kQueued;
+        k.phase = TaskPhase::kWaiting;
+        break;
+      }
+      e.outcome = StepOutcome::kGranted;
+      if (++k.step == plan_size) finish_segment(s, t, e);
+      break;
+    case StepKind::kTry:
+      if (s.locks[a.lock].try_acquire(scheme(), id, a.mode)) {
+        e.outcome = StepOutcome::kGranted;
+        if (++k.step == plan_size) finish_segment(s, t, e);
+      } else {
+        e.outcome = StepOutcome::kRefused;
+        k.phase = TaskPhase::kRollingBack;
+        if (k.step == 0) abandon(s, t);
+      }
+      break;
+    case StepKind::kWithdraw:
+      e.outcome = StepOutcome::kWithdrawn;
+      e.lock_granted.clear();
+      s.locks[a.lock].cancel(scheme(), id, e.lock_granted);
+      k.phase = TaskPhase::kRollingBack;
+      continue_granted(s, e.lock_granted, e);
+      if (k.step == 0) abandon(s, t);
+      break;
+    case StepKind::kRollback:
+      e.outcome = StepOutcome::kReleased;
+      release_lock(s, a.lock, id, e);
+      if (--k.step == 0) abandon(s, t);
+      break;
+    case StepKind::kRelease:
+      e.outcome = StepOutcome::kReleased;
+      if (k.step == 0) {  // the critical section ends with the first release
+        const Holding mine{t, a.request};
+        s.in_critical.erase(std::find(s.in_critical.begin(), s.in_critical.end(), mine));
+      }
+      release_lock(s, a.lock, id, e);
+      if (++k.step == plan_size) {
+        ++k.segment;
+        move_on(s, t);
+      }
+      break;
+  }
+  if (check_invariants) {
+    std::string broken = s.locks[a.lock].check_invariants(scheme());
+    if (!broken.empty()) e.broken_invariant = fmt::format("lock {}: {}", lock_name(a.lock), broken);
+  }
+}
+
+std::optional<StepMachine::Violation> StepMachine::violation(const State& s, const Effect& e) const {
+  for (const Holding& mine : e.entered) {
+    const auto& request = programs_[mine.task].requests[mine.request].plan->request;
+    for (const Holding& other : s.in_critical) {
+      if (other.task == mine.task) continue;
+      if (model::conflicts(request, programs_[other.task].requests[other.request].plan->request)) {
+        return Violation{mine.task, other.task, mine.request, other.request};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool StepMachine::independent(const State& s, std::uint32_t t, std::uint32_t u) const {
+  const Action a = next_action(s, t);
+  const Action b = next_action(s, u);
+  if (a.lock != b.lock) return true;
+  const auto takes = [](StepKind k) { return k == StepKind::kAcquire || k == StepKind::kTry; };
+  if (!takes(a.kind) || !takes(b.kind)) return false;
+  // Both granted at once, in either order: they commute.
+  impl::LockQueue q = s.locks[a.lock];
+  return q.try_acquire(scheme(), request_id(t, a.request), a.mode) &&
+         q.try_acquire(scheme(), request_id(u, b.request), b.mode);
+}
+
+bool StepMachine::holds_any(const State& s, std::uint32_t t) const noexcept {
+  const Task& k = s.tasks[t];
+  if (k.phase == TaskPhase::kDone) return false;
+  if (std::any_of(s.in_critical.begin(), s.in_critical.end(), [&](const Holding& h) { return h.task == t; })) {
+    return true;
+  }
+  return programs_[t].segments[k.segment].direction == Direction::kRelease || k.step > 0;
+}
+
+}  // namespace pathlock::sim
