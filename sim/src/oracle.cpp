@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "pathlock/model/conflict.hpp"
+#include "pathlock/model/lineage_filter.hpp"
 #include "pathlock/sim/simulator.hpp"
 
 namespace pathlock::sim {
@@ -28,6 +29,9 @@ RunMetrics simulate_oracle(const Schedule& schedule) {
   std::vector<model::Request> requests;
   requests.reserve(n);
   for (const auto& t : schedule.tasks) requests.push_back(t.op.request());
+  std::vector<model::LineageFilter> filters;
+  filters.reserve(n);
+  for (const auto& r : requests) filters.emplace_back(r);
   std::vector<double> arrival(n, 0);
   std::vector<double> latencies;
   std::vector<double> waits;
@@ -54,7 +58,8 @@ RunMetrics simulate_oracle(const Schedule& schedule) {
   }
   const auto conflicts_with_any = [&](std::uint32_t t, const std::vector<std::uint32_t>& others, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
-      if (model::conflicts(requests[t], requests[others[i]])) return true;
+      const std::uint32_t o = others[i];
+      if (may_conflict(filters[t], filters[o]) && model::conflicts(requests[t], requests[o])) return true;
     }
     return false;
   };

@@ -112,7 +112,8 @@ StepMachine::StepMachine(const Planner& planner, const Scenario& scenario,
     for (std::size_t r = 0; r < scenario.tasks[t].size(); ++r) {
       const ScenarioRequest& req = scenario.tasks[t][r];
       auto compiled = std::make_unique<CompiledPlan>(
-          CompiledPlan{req.operation(), req.operation().request(), std::move(plans[t][r]), {}});
+          CompiledPlan{req.operation(), req.operation().request(), std::move(plans[t][r]), {}, {}});
+      compiled->filter = model::LineageFilter(compiled->request);
       for (const auto& step : compiled->plan) compiled->steps.push_back({intern(step.lock), step.mode});
       program.requests.push_back({compiled.get(), req.acquire, req.withdraw});
       cache_->owned.push_back(std::move(compiled));
@@ -137,7 +138,8 @@ const CompiledPlan& StepMachine::compiled(const model::Operation& op) {
   if (it == cache_->by_operation.end()) {
     impl::Plan plan = planner_.plan(op);
     check_plan_size(plan, op);
-    auto cp = std::make_unique<CompiledPlan>(CompiledPlan{op, op.request(), std::move(plan), {}});
+    auto cp = std::make_unique<CompiledPlan>(CompiledPlan{op, op.request(), std::move(plan), {}, {}});
+    cp->filter = model::LineageFilter(cp->request);
     for (const auto& step : cp->plan) cp->steps.push_back({intern(step.lock), step.mode});
     it = cache_->by_operation.emplace(op, std::move(cp)).first;
   }
@@ -347,13 +349,31 @@ bool StepMachine::independent(const State& s, std::uint32_t t, std::uint32_t u) 
          q.try_acquire(scheme(), request_id(u, b.request), b.mode);
 }
 
-bool StepMachine::holds_any(const State& s, std::uint32_t t) const noexcept {
+bool StepMachine::has_incompatible_waiters(const State& s, std::uint32_t t) const noexcept {
   const Task& k = s.tasks[t];
   if (k.phase == TaskPhase::kDone) return false;
-  if (std::any_of(s.in_critical.begin(), s.in_critical.end(), [&](const Holding& h) { return h.task == t; })) {
-    return true;
+  const auto waited_for = [&](const CompiledStep& step) {
+    const std::uint32_t queued = s.locks[step.lock].queued_mask();
+    for (std::uint8_t m = 0; m < scheme().mode_count(); ++m) {
+      if (((queued >> m) & 1U) != 0 && !scheme().compatible(step.mode, impl::ModeId{m})) return true;
+    }
+    return false;
+  };
+  const TaskProgram& program = programs_[t];
+  const auto& steps = program.requests[program.segments[k.segment].request].plan->steps;
+  // The current request: a prefix while acquiring or rolling back, a suffix while releasing.
+  const bool releasing = program.segments[k.segment].direction == Direction::kRelease && k.phase == TaskPhase::kRunning;
+  const std::size_t to = releasing ? steps.size() - k.step : k.step;
+  for (std::size_t i = 0; i < to; ++i) {
+    if (waited_for(steps[i])) return true;
   }
-  return programs_[t].segments[k.segment].direction == Direction::kRelease || k.step > 0;
+  for (const Holding& h : s.in_critical) {
+    if (h.task != t || h.request == program.segments[k.segment].request) continue;
+    for (const auto& step : program.requests[h.request].plan->steps) {
+      if (waited_for(step)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace pathlock::sim

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "pathlock/sim/core/step_machine.hpp"
 
@@ -38,35 +39,58 @@ std::vector<std::uint32_t> StepMachine::wait_cycle_through(const State& s, std::
     w.stamp.resize(n, 0);
     w.parent.resize(n, kNone);
   }
+  if (w.locks.size() < s.locks.size()) w.locks.resize(s.locks.size());
   if (++w.epoch == 0) {  // wrapped: forget every old mark
     std::fill(w.stamp.begin(), w.stamp.end(), 0);
+    for (auto& mark : w.locks) mark.epoch = 0;
     w.epoch = 1;
   }
   w.frontier.assign(1, through);
   w.stamp[through] = w.epoch;
-  std::vector<std::uint32_t> out;
-  while (!w.frontier.empty()) {
+  std::optional<std::uint32_t> closed_by;  // the task whose edge reaches `through`
+  const auto reach = [&](std::uint32_t from, impl::TaskId id) {
+    const std::uint32_t b = task_of(id);
+    if (b == through) {
+      if (!closed_by) closed_by = from;
+      return;
+    }
+    if (w.stamp[b] == w.epoch) return;
+    w.stamp[b] = w.epoch;
+    w.parent[b] = from;
+    w.next.push_back(b);
+  };
+  while (!w.frontier.empty() && !closed_by) {
     w.next.clear();
     for (const std::uint32_t v : w.frontier) {
       if (s.tasks[v].phase != TaskPhase::kWaiting) continue;  // a running holder waits for nobody
-      out.clear();
-      blockers(s, v, out);
-      for (const std::uint32_t b : out) {
-        if (b == through) {  // closed: through -> ... -> v -> through
-          std::vector<std::uint32_t> cycle{v};
-          while (cycle.back() != through) cycle.push_back(w.parent[cycle.back()]);
-          std::reverse(cycle.begin(), cycle.end());
-          return cycle;
+      const Action a = next_action(s, v);
+      const impl::LockQueue& q = s.locks[a.lock];
+      auto& mark = w.locks[a.lock];
+      if (mark.epoch != w.epoch) mark = {w.epoch, 0, {}};
+      const std::uint32_t bit = 1U << a.mode.index;
+      if ((mark.holders_read & bit) == 0) {
+        mark.holders_read |= bit;
+        for (const auto& h : q.holders()) {
+          if (!scheme().compatible(a.mode, h.mode)) reach(v, h.task);
         }
-        if (w.stamp[b] == w.epoch) continue;
-        w.stamp[b] = w.epoch;
-        w.parent[b] = v;
-        w.next.push_back(b);
       }
+      const impl::TaskId mine = request_id(v, a.request);
+      const auto waiters = q.waiters();
+      std::uint32_t position = 0;
+      while (waiters[position].task != mine) ++position;
+      auto& read = mark.waiters_read[a.mode.index];
+      for (; read < position; ++read) {
+        if (!scheme().compatible(a.mode, waiters[read].mode)) reach(v, waiters[read].task);
+      }
+      if (closed_by) break;
     }
     std::swap(w.frontier, w.next);
   }
-  return {};
+  if (!closed_by) return {};
+  std::vector<std::uint32_t> cycle{*closed_by};
+  while (cycle.back() != through) cycle.push_back(w.parent[cycle.back()]);
+  std::reverse(cycle.begin(), cycle.end());  // through -> ... -> closed_by -> through
+  return cycle;
 }
 
 std::vector<std::uint32_t> StepMachine::wait_cycle(const State& s) const {

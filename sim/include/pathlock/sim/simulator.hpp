@@ -1,26 +1,30 @@
 #pragma once
-// A deterministic discrete-event simulator of tasks taking lock plans.
+// A deterministic discrete-event simulator of tasks taking lock plans: the
+// timed driver of the one transition system (core/step_machine.hpp).
 //
 // Virtual time, an event queue ordered by (time, sequence number), no wall
 // clock, no iteration over unordered containers: a schedule and a planner
-// give one result, always. Each task arrives, acquires its plan one lock at a
-// time through impl::LockQueue (the production grant and queue logic), holds
-// all its locks for its sampled time, and releases them.
+// give one result, always. Each task arrives, takes its plan's acquire steps
+// through the machine (impl::LockQueue, the production grant and queue
+// logic), holds all its locks for its sampled time, and then takes its k
+// release steps at one instant.
 //
-// While it runs it checks:
+// While it runs it checks, with the machine's own judges:
 //   safety    at every completed acquisition, the new holder against every
 //             task that holds its whole plan, by model::conflicts (never by
 //             impl's tables); a violation stops the run;
-//   deadlock  a wait-for graph (Boost.Graph) with an edge from each waiting
-//             task to its incompatible holders and incompatible waiters
-//             ahead; a cycle (self-loops too) is looked for whenever a task
-//             starts waiting, and stops the run;
+//   deadlock  whenever a task that holds locks starts waiting, the wait-for
+//             graph (read from the queues) is searched for a cycle through
+//             it, the only kind a new wait can close; a cycle stops the run;
+//   invariants  optionally, LockQueue's invariants on every lock a step
+//             touches;
 // and records the observed concurrency table (every wait attributed to the
 // pair categories of waiter and blocker), latencies, waits, bypasses and the
 // lock-table size.
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,7 +36,7 @@
 
 namespace pathlock::sim {
 
-enum class RunOutcome { kCompleted, kSafetyViolation, kDeadlock };
+enum class RunOutcome { kCompleted, kSafetyViolation, kDeadlock, kBrokenInvariant };
 std::string_view to_string(RunOutcome outcome) noexcept;
 
 struct Percentiles {
@@ -92,13 +96,20 @@ struct RunResult {
   std::array<CategoryObservation, model::kCategoryCount> observed{};
   std::optional<SafetyViolation> violation;
   std::optional<DeadlockReport> deadlock;
+  std::optional<std::string> broken_invariant;
   std::vector<std::string> trace;  // the last events before a failure, oldest first
   // For a failed run: the prefix of the schedule that reproduces it.
   std::optional<Schedule> replay;
 };
 
+enum class InvariantChecks : std::uint8_t { kOff, kEveryStep };
+
 struct SimOptions {
   std::size_t trace_events = 64;  // how many events a failure report shows
+  InvariantChecks invariants = InvariantChecks::kOff;  // each check costs O(queue)
+  // Called with the tasks completed so far, every `progress_every` of them.
+  std::function<void(std::uint64_t tasks_completed)> progress{};
+  std::uint64_t progress_every = 1024;
 };
 
 // Runs schedules against one planner. Plans are cached per distinct

@@ -40,6 +40,7 @@
 //
 // Deterministic: no clocks, no iteration over unordered containers.
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -48,6 +49,7 @@
 #include <vector>
 
 #include "pathlock/impl/lock_queue.hpp"
+#include "pathlock/model/lineage_filter.hpp"
 #include "pathlock/sim/planner.hpp"
 #include "pathlock/sim/scenario.hpp"
 
@@ -81,6 +83,7 @@ struct CompiledPlan {
   model::Request request;
   impl::Plan plan;
   std::vector<CompiledStep> steps;
+  model::LineageFilter filter;  // a cheap pre-test for model::conflicts
 };
 
 // Which way a program segment walks a request's plan.
@@ -194,8 +197,9 @@ class StepMachine {
   std::optional<Violation> violation(const State& s, const Effect& e) const;
   // Whether t's and u's next steps commute in s (both enabled, t != u).
   bool independent(const State& s, std::uint32_t t, std::uint32_t u) const;
-  // Locks task t holds now (any request), for the incremental cycle check.
-  bool holds_any(const State& s, std::uint32_t t) const noexcept;
+  // Whether some lock task t holds (any request) has a waiter queued in a
+  // mode incompatible with t's: only then can a wait of t close a cycle.
+  bool has_incompatible_waiters(const State& s, std::uint32_t t) const noexcept;
 
   // A cycle in the wait-for graph, each task waiting for the next; empty if
   // none. From every waiting task, or only cycles through `through`.
@@ -203,11 +207,19 @@ class StepMachine {
   std::vector<std::uint32_t> wait_cycle_through(const State& s, std::uint32_t through) const;
   // Buffers for repeated searches (the simulator searches on every wait).
   struct CycleScratch {
+    // Per lock, what one search has already read of its queue: a waiter
+    // whose mode m was read up to position p reaches nothing new from a
+    // position <= p, so each queue is read once per mode per search.
+    struct LockMark {
+      std::uint32_t epoch = 0;
+      std::uint32_t holders_read = 0;  // bit m: holders read for mode m
+      std::array<std::uint32_t, impl::kMaxModes> waiters_read{};
+    };
     std::vector<std::uint32_t> parent;
     std::vector<std::uint32_t> stamp;
+    std::vector<LockMark> locks;
     std::vector<std::uint32_t> frontier;
     std::vector<std::uint32_t> next;
-    std::vector<impl::TaskId> ids;
     std::uint32_t epoch = 0;
   };
   std::vector<std::uint32_t> wait_cycle_through(const State& s, std::uint32_t through, CycleScratch& scratch) const;
