@@ -399,6 +399,10 @@ class Simulator::Impl {
     task.state = TaskState::kDone;
     latencies_.push_back(now_ - task.arrival);
     ++result_.metrics.tasks_completed;
+    if (options_.progress && options_.progress_every != 0 &&
+        result_.metrics.tasks_completed % options_.progress_every == 0) {
+      options_.progress(result_.metrics.tasks_completed);
+    }
     last_release_ = now_;
     boost::clear_out_edges(task.slot, graph_);
     free_slots_.push_back(task.slot);

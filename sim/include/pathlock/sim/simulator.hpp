@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -99,6 +100,10 @@ struct RunResult {
 
 struct SimOptions {
   std::size_t trace_events = 64;  // how many events a failure report shows
+  // Called with the run's completed-task count every `progress_every` tasks,
+  // so a caller can show progress through a long run (0: never).
+  std::function<void(std::uint64_t tasks_completed)> progress;
+  std::uint64_t progress_every = 1024;
 };
 
 // Runs schedules against one planner. Plans are cached per distinct
