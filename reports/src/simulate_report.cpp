@@ -187,7 +187,8 @@ Table simulate_summary(const sim::CampaignResult& r) {
   const std::size_t ref = reference_index(r.spec);
   const std::string at = fmt::format("@{} {}", num(r.spec.levels[ref]), level_name(r.spec));
   Table t{{"scheme", sweep_and_probe_name(r.spec), "observed = static", "throughput " + at, "p99 latency " + at,
-           "efficiency " + at, "longest wait", "max bypassed", "max lock table", "multipath run"},
+           "efficiency " + at, "longest wait (sweep)", "most bypasses of one wait (sweep)", "most locks in use (sweep)",
+           "multipath run"},
           {}};
   for (const auto& sc : r.schemes) {
     // Performance figures come from completed runs only.
@@ -252,7 +253,7 @@ namespace {
 
 Table sweep_table(const sim::CampaignSpec& spec, const sim::SchemeCampaign& sc) {
   Table sweep{{level_name(spec), "outcome", "throughput", "efficiency", "p50 latency", "p99 latency", "max latency",
-               "p99 wait", "longest wait", "waits", "bypasses", "max bypassed", "max lock table"},
+               "p99 wait", "longest wait", "waits", "bypasses", "most bypasses of one wait", "most locks in use"},
               {}};
   for (const auto& p : sc.sweep) {
     const auto& m = p.metrics;
