@@ -121,12 +121,13 @@ int run_simulate(const SimulateOptions& o) {
   std::cout << "pathlock simulate: seed " << spec.seed << " (replay the campaign with --seed " << spec.seed << ")\n";
   pathlock::sim::CampaignResult result;
   {
-    ProgressBar bar("runs");
-    result = pathlock::sim::run_campaign(spec, [&](std::size_t done, std::size_t total) { bar.update(done, total); });
+    ProgressBar bar("tasks simulated");
+    result = pathlock::sim::run_campaign(spec, [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
   }
   const auto plots = o.no_plots ? pathlock::reports::Plots::kSkip : pathlock::reports::Plots::kDraw;
-  std::cout << pathlock::reports::render_terminal(pathlock::reports::simulate_document(result, !o.no_plots),
-                                                  color_for(o.color));
+  // The terminal names no plot files: the "wrote" lines below give their paths.
+  std::cout << pathlock::reports::render_terminal(
+      pathlock::reports::simulate_document(result, pathlock::reports::Plots::kSkip, o.out), color_for(o.color));
   const auto files = pathlock::reports::write_simulate(result, o.out, plots);
   for (const auto& f : files) std::cout << "wrote " << f.string() << "\n";
   bool failed = false;
@@ -134,8 +135,7 @@ int run_simulate(const SimulateOptions& o) {
     if (const auto* f = sc.first_failure()) {
       failed = true;
       std::cout << "replay " << sc.scheme->name() << "'s " << pathlock::sim::to_string(f->result.outcome)
-                << " with: pathlock replay " << (std::filesystem::path(o.out) / ("replay-" + sc.scheme->name() + ".json")).string()
-                << "\n";
+                << " with: " << pathlock::reports::replay_command(o.out, sc.scheme->name()) << "\n";
     }
   }
   return o.strict && failed ? kExitUnsafe : 0;

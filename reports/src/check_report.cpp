@@ -375,7 +375,8 @@ std::vector<std::filesystem::path> write_check(std::span<const CheckedScheme> ch
       write(slug + ".cycle.svg", cycle_svg(r.counterexample->trace.cycle_nodes));
     }
   }
-  const Document doc = check_document(checked, Pictures::kDraw);
+  Document doc = check_document(checked, Pictures::kDraw);
+  embed_svg_images(doc, dir);
   write("check.md", render_markdown(doc));
   write("check.html", render_html(doc, "pathlock check"));
   write("check.json", check_json(checked).dump(2) + "\n");

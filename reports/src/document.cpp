@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 
 #include "pathlock/reports/tables.hpp"
 
@@ -78,7 +81,28 @@ std::string terminal_table(const Table& t, Color color) {
   return out;
 }
 
+// The <svg> element of an SVG file, without the XML declaration and doctype
+// that may not appear inside HTML.
+std::string svg_element(const std::string& svg) {
+  const auto start = svg.find("<svg");
+  return start == std::string::npos ? svg : svg.substr(start);
+}
+
 }  // namespace
+
+void embed_svg_images(Document& doc, const std::filesystem::path& dir) {
+  for (auto& b : doc.blocks()) {
+    if (b.kind != BlockKind::kImage) continue;
+    const auto file = dir / b.text;
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in || text.str().find("<svg") == std::string::npos) {
+      throw std::runtime_error(fmt::format("cannot read the SVG picture {}", file.string()));
+    }
+    b.svg = text.str();
+  }
+}
 
 std::string html_escape(const std::string& s) {
   std::string out;
@@ -95,19 +119,19 @@ std::string html_escape(const std::string& s) {
 }
 
 void Document::image(std::string file, std::string caption) {
-  blocks_.push_back({BlockKind::kImage, std::move(file), std::move(caption), {}});
+  blocks_.push_back({BlockKind::kImage, std::move(file), std::move(caption), {}, {}});
 }
 
 void Document::heading(int level, std::string text) {
   const BlockKind kind = level <= 1 ? BlockKind::kHeading1
                          : level == 2 ? BlockKind::kHeading2
                                       : BlockKind::kHeading3;
-  blocks_.push_back({kind, std::move(text), {}, {}});
+  blocks_.push_back({kind, std::move(text), {}, {}, {}});
 }
-void Document::paragraph(std::string text) { blocks_.push_back({BlockKind::kParagraph, std::move(text), {}, {}}); }
-void Document::alert(std::string text) { blocks_.push_back({BlockKind::kAlert, std::move(text), {}, {}}); }
-void Document::code(std::string text) { blocks_.push_back({BlockKind::kCode, std::move(text), {}, {}}); }
-void Document::table(Table table) { blocks_.push_back({BlockKind::kTable, {}, {}, std::move(table)}); }
+void Document::paragraph(std::string text) { blocks_.push_back({BlockKind::kParagraph, std::move(text), {}, {}, {}}); }
+void Document::alert(std::string text) { blocks_.push_back({BlockKind::kAlert, std::move(text), {}, {}, {}}); }
+void Document::code(std::string text) { blocks_.push_back({BlockKind::kCode, std::move(text), {}, {}, {}}); }
+void Document::table(Table table) { blocks_.push_back({BlockKind::kTable, {}, {}, std::move(table), {}}); }
 
 Cell allow_cell() { return {"✓", CellStyle::kAllow}; }
 Cell block_cell() { return {"✗", CellStyle::kBlock}; }
@@ -211,8 +235,10 @@ pre {{ background: #f6f8fa; padding: 0.8em; overflow-x: auto; }}
       case BlockKind::kAlert: out += "<p class=\"alert\"><strong>Warning:</strong> " + html_escape(b.text) + "</p>\n"; break;
       case BlockKind::kCode: out += "<pre>" + html_escape(b.text) + "</pre>\n"; break;
       case BlockKind::kImage:
-        out += "<figure><img src=\"" + html_escape(b.text) + "\" alt=\"" + html_escape(b.alt) +
-               "\"><figcaption>" + html_escape(b.alt) + "</figcaption></figure>\n";
+        if (b.svg.empty()) {
+          throw std::runtime_error(fmt::format("the HTML report cannot embed {}: its SVG text was not read", b.text));
+        }
+        out += "<figure>\n" + svg_element(b.svg) + "\n<figcaption>" + html_escape(b.alt) + "</figcaption></figure>\n";
         break;
       case BlockKind::kTable: {
         out += "<table>\n<tr>";

@@ -1,6 +1,10 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <optional>
+#include <string_view>
 
 #include "pathlock/reports/simulate.hpp"
 #include "pathlock/sim/workload.hpp"
@@ -28,7 +32,9 @@ json task_json(const sim::TaskView& t) {
 json run_json(const sim::NamedRun& run) {
   const auto& r = run.result;
   json j{{"workload", run.workload}, {"seed", run.seed}, {"outcome", sim::to_string(r.outcome)},
-         {"metrics", metrics_json(r.metrics)}, {"violation", nullptr}, {"deadlock", nullptr},
+         {"status", sim::to_string(sim::run_status(r.outcome))},
+         {"performance", sim::to_string(sim::performance_validity(r.outcome))},
+         {"tasks_scheduled", run.tasks_scheduled}, {"metrics", metrics_json(r.metrics)}, {"violation", nullptr}, {"deadlock", nullptr},
          {"trace", r.trace}};
   if (r.violation) {
     j["violation"] = {{"first", task_json(r.violation->first)}, {"second", task_json(r.violation->second)},
@@ -47,8 +53,6 @@ std::string level_name(const sim::CampaignSpec& spec) {
 }
 
 std::string num(double v) { return fmt::format("{:.3g}", v); }
-
-std::string replay_file_name(const impl::Scheme& s) { return "replay-" + s.name() + ".json"; }
 
 std::size_t reference_index(const sim::CampaignSpec& spec) {
   for (std::size_t i = 0; i < spec.levels.size(); ++i) {
@@ -69,7 +73,65 @@ std::string describe(const sim::WorkloadSpec& w) {
                      load, w.hold_mean, w.tasks);
 }
 
+json tally_json(const sim::RunTally& t) {
+  return {{"completed", t.completed}, {"safety_violations", t.safety_violations}, {"deadlocks", t.deadlocks},
+          {"broken_invariants", t.broken_invariants}, {"inconclusive", t.inconclusive}};
+}
+
+// What the sweep-and-probe column counts: "single-path runs" only when both
+// workloads are single-path.
+std::string sweep_and_probe_name(const sim::CampaignSpec& spec) {
+  return sim::is_single_path(spec.sweep) && sim::is_single_path(spec.probe) ? "single-path runs (sweep, probe)"
+                                                                             : "sweep and probe runs";
+}
+
+std::string tally_text(const sim::RunTally& t) {
+  std::vector<std::string> parts{fmt::format("{} of {} completed", t.completed, t.runs())};
+  if (t.safety_violations) parts.push_back(fmt::format("{} stopped by a safety violation", t.safety_violations));
+  if (t.deadlocks) parts.push_back(fmt::format("{} stopped by a deadlock", t.deadlocks));
+  if (t.broken_invariants) {
+    parts.push_back(fmt::format("{} stopped by a broken lock invariant", t.broken_invariants));
+  }
+  if (t.inconclusive) parts.push_back(fmt::format("{} inconclusive", t.inconclusive));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string point_text(const sim::SweepPoint& p) {
+  return describe_run(p.outcome, p.metrics.tasks_completed, p.tasks_scheduled);
+}
+
+bool valid(const sim::SweepPoint& p) {
+  return sim::performance_validity(p.outcome) == sim::PerformanceValidity::kValid;
+}
+
+constexpr const char* kNotMeasured = "—";
+
 }  // namespace
+
+std::string describe_run(sim::RunOutcome outcome, std::uint64_t tasks_completed, std::uint64_t tasks_scheduled) {
+  switch (sim::run_status(outcome)) {
+    case sim::RunStatus::kCompleted: return "completed";
+    case sim::RunStatus::kStopped:
+      return fmt::format("stopped: {} after {}/{} tasks", sim::to_string(outcome), tasks_completed, tasks_scheduled);
+    case sim::RunStatus::kInconclusive:
+      return fmt::format("inconclusive: {} after {}/{} tasks", sim::to_string(outcome), tasks_completed, tasks_scheduled);
+  }
+  return std::string(sim::to_string(outcome));
+}
+
+std::filesystem::path replay_path(const std::filesystem::path& out_dir, const std::string& scheme) {
+  return out_dir / ("replay-" + scheme + ".json");
+}
+
+std::string replay_command(const std::filesystem::path& out_dir, const std::string& scheme) {
+  const std::string path = replay_path(out_dir, scheme).string();
+  const bool plain = std::all_of(path.begin(), path.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view("._/-+").find(c) != std::string_view::npos;
+  });
+  std::string quoted = "'";
+  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return "pathlock replay " + (plain ? path : quoted + "'");
+}
 
 json replay_json(const std::string& scheme, const sim::NamedRun& run) {
   return {{"schema", kReplaySchema}, {"scheme", scheme}, {"workload", run.workload}, {"seed", run.seed},
@@ -80,7 +142,8 @@ json replay_json(const std::string& scheme, const sim::NamedRun& run) {
 json simulate_json(const sim::CampaignResult& r) {
   json oracle = json::array();
   for (const auto& p : r.oracle) {
-    oracle.push_back({{"level", p.level}, {"seed", p.seed}, {"metrics", metrics_json(p.metrics)}});
+    oracle.push_back({{"level", p.level}, {"seed", p.seed}, {"tasks_scheduled", p.tasks_scheduled},
+                      {"metrics", metrics_json(p.metrics)}});
   }
   json schemes = json::array();
   for (std::size_t s = 0; s < r.schemes.size(); ++s) {
@@ -97,18 +160,20 @@ json simulate_json(const sim::CampaignResult& r) {
     json sweep = json::array();
     for (const auto& p : sc.sweep) {
       sweep.push_back({{"level", p.level}, {"seed", p.seed}, {"outcome", sim::to_string(p.outcome)},
-                       {"metrics", metrics_json(p.metrics)}, {"efficiency", p.efficiency}});
+                       {"status", sim::to_string(sim::run_status(p.outcome))},
+                       {"performance", sim::to_string(sim::performance_validity(p.outcome))},
+                       {"tasks_scheduled", p.tasks_scheduled}, {"metrics", metrics_json(p.metrics)},
+                       {"efficiency", p.efficiency}});
     }
     const auto* failure = sc.first_failure();
     schemes.push_back({{"name", sc.scheme->name()},
-                       {"single_path_violations", sc.single_path_violations},
-                       {"single_path_deadlocks", sc.single_path_deadlocks},
+                       {"sweep_and_probe_runs", tally_json(sc.sweep_and_probe)},
                        {"observed_matches_static", sc.observed_matches_static},
                        {"categories", cats},
                        {"sweep", sweep},
                        {"probe", run_json(sc.probe)},
                        {"multipath", run_json(sc.multipath)},
-                       {"replay_file", failure ? json(replay_file_name(*sc.scheme)) : json(nullptr)}});
+                       {"replay_file", failure ? json(replay_path("", sc.scheme->name()).string()) : json(nullptr)}});
   }
   json levels = json::array();
   for (double l : r.spec.levels) levels.push_back(l);
@@ -124,32 +189,42 @@ json simulate_json(const sim::CampaignResult& r) {
 Table simulate_summary(const sim::CampaignResult& r) {
   const std::size_t ref = reference_index(r.spec);
   const std::string at = fmt::format("@{} {}", num(r.spec.levels[ref]), level_name(r.spec));
-  Table t{{"scheme", "single-path violations", "deadlocks", "observed = static", "throughput " + at,
-           "p99 latency " + at, "efficiency " + at, "longest wait", "max bypassed", "max lock table",
+  Table t{{"scheme", sweep_and_probe_name(r.spec), "observed = static", "throughput " + at, "p99 latency " + at,
+           "efficiency " + at, "longest wait (sweep)", "most bypasses of one wait (sweep)", "most locks in use (sweep)",
            "multipath run"},
           {}};
   for (const auto& sc : r.schemes) {
-    double longest = 0;
+    // Performance figures come from completed runs only.
+    std::optional<double> longest;
     std::uint64_t bypassed = 0;
     std::size_t table = 0;
+    std::size_t measured = 0;
     for (const auto& p : sc.sweep) {
-      longest = std::max(longest, p.metrics.wait.max);
+      if (!valid(p)) continue;
+      ++measured;
+      longest = std::max(longest.value_or(0), p.metrics.wait.max);
       bypassed = std::max(bypassed, p.metrics.max_bypassed);
       table = std::max(table, p.metrics.max_lock_table);
     }
-    const auto& m = sc.sweep[ref].metrics;
-    const bool mp_ok = sc.multipath.result.outcome == sim::RunOutcome::kCompleted;
+    // A maximum over some of the levels says so.
+    const std::string over =
+        measured == sc.sweep.size() ? "" : fmt::format(" ({} of {} levels)", measured, sc.sweep.size());
+    const auto max_cell = [&](const std::string& value) { return Cell{longest ? value + over : kNotMeasured}; };
+    const auto& point = sc.sweep[ref];
+    const auto& m = point.metrics;
+    const bool all_completed = sc.sweep_and_probe.completed == sc.sweep_and_probe.runs();
+    const auto& mp = sc.multipath;
+    const bool mp_ok = mp.result.outcome == sim::RunOutcome::kCompleted;
     t.rows.push_back({{sc.scheme->name(), CellStyle::kHeader},
-                      {std::to_string(sc.single_path_violations), sc.single_path_violations ? CellStyle::kBlock : CellStyle::kPlain},
-                      {std::to_string(sc.single_path_deadlocks), sc.single_path_deadlocks ? CellStyle::kBlock : CellStyle::kPlain},
+                      {tally_text(sc.sweep_and_probe), all_completed ? CellStyle::kPlain : CellStyle::kBlock},
                       {sc.observed_matches_static ? "yes" : "NO", sc.observed_matches_static ? CellStyle::kPlain : CellStyle::kBlock},
-                      {num(m.throughput)},
-                      {num(m.latency.p99)},
-                      {num(sc.sweep[ref].efficiency)},
-                      {num(longest)},
-                      {std::to_string(bypassed)},
-                      {std::to_string(table)},
-                      {std::string(sim::to_string(sc.multipath.result.outcome)), mp_ok ? CellStyle::kPlain : CellStyle::kBlock}});
+                      valid(point) ? Cell{num(m.throughput)} : Cell{point_text(point), CellStyle::kBlock},
+                      {valid(point) ? num(m.latency.p99) : kNotMeasured},
+                      {valid(point) ? num(point.efficiency) : kNotMeasured},
+                      max_cell(num(longest.value_or(0))), max_cell(std::to_string(bypassed)),
+                      max_cell(std::to_string(table)),
+                      {describe_run(mp.result.outcome, mp.result.metrics.tasks_completed, mp.tasks_scheduled),
+                       mp_ok ? CellStyle::kPlain : CellStyle::kBlock}});
   }
   return t;
 }
@@ -177,13 +252,55 @@ void failure_blocks(Document& doc, const sim::RunResult& run) {
   }
 }
 
-Document simulate_document(const sim::CampaignResult& r, bool with_plots) {
+namespace {
+
+Table sweep_table(const sim::CampaignSpec& spec, const sim::SchemeCampaign& sc) {
+  Table sweep{{level_name(spec), "outcome", "throughput", "efficiency", "p50 latency", "p99 latency", "max latency",
+               "p99 wait", "longest wait", "waits", "bypasses", "most bypasses of one wait", "most locks in use"},
+              {}};
+  for (const auto& p : sc.sweep) {
+    const auto& m = p.metrics;
+    if (!valid(p)) {
+      std::vector<Cell> row{{num(p.level)}, {point_text(p), CellStyle::kBlock}};
+      row.resize(sweep.header.size(), Cell{kNotMeasured});
+      sweep.rows.push_back(std::move(row));
+      continue;
+    }
+    sweep.rows.push_back({{num(p.level)}, {point_text(p)}, {num(m.throughput)}, {num(p.efficiency)},
+                          {num(m.latency.p50)}, {num(m.latency.p99)}, {num(m.latency.max)}, {num(m.wait.p99)},
+                          {num(m.wait.max)}, {std::to_string(m.waits)}, {std::to_string(m.bypasses)},
+                          {std::to_string(m.max_bypassed)}, {std::to_string(m.max_lock_table)}});
+  }
+  return sweep;
+}
+
+Table categories_table(const sim::CampaignResult& r, std::size_t s) {
+  const auto& sc = r.schemes[s];
+  Table cats{{"#", "pair", "related", "static", "observed", "probe waits", "probe held together", "first wait"}, {}};
+  for (std::size_t c = 0; c < model::kCategoryCount; ++c) {
+    const auto& info = model::all_categories()[c];
+    const auto& o = sc.probe.result.observed[c];
+    const auto cell = [](model::Verdict v) { return v == model::Verdict::kAllows ? allow_cell() : block_cell(); };
+    cats.rows.push_back({{std::to_string(info.number)},
+                         {fmt::format("{}, {}", model::to_string(info.first), model::to_string(info.second))},
+                         {info.relation == model::Relation::kRelated ? "yes" : "no"},
+                         cell(r.statics.schemes[s].verdicts[c]), cell(sc.observed[c]),
+                         {std::to_string(o.waits)}, {std::to_string(o.concurrent)}, {o.witness.value_or("")}});
+  }
+  return cats;
+}
+
+}  // namespace
+
+Document simulate_document(const sim::CampaignResult& r, Plots plots, const std::filesystem::path& out_dir) {
   Document doc;
   doc.heading(1, "pathlock: simulation campaign");
   doc.paragraph(fmt::format(
       "Seed {} (rerun with --seed {}). Every scheme ran the same schedules; the oracle admits a request as soon as "
       "it conflicts with no running request, FIFO among conflicting ones, and efficiency is a scheme's throughput "
-      "over the oracle's on the same schedule. Times are in units of the mean hold time.",
+      "over the oracle's on the same schedule. Times are in units of the mean hold time. Only completed runs "
+      "measured performance: a run stopped by a safety violation or a deadlock ran part of its schedule, so the "
+      "tables show where it stopped instead of its numbers, and the plots leave it out.",
       r.spec.seed, r.spec.seed));
   doc.paragraph("Workloads. " + describe(at_level(r.spec.sweep, r.spec.levels.front())) + fmt::format(
                     " (swept over {}: {}). ", level_name(r.spec), fmt::join(r.spec.levels, ", ")) +
@@ -192,14 +309,16 @@ Document simulate_document(const sim::CampaignResult& r, bool with_plots) {
   doc.table(simulate_summary(r));
   for (const auto& sc : r.schemes) {
     if (const auto* f = sc.first_failure()) {
-      doc.alert(fmt::format("{}: {} on workload {} (seed {}). Replay: pathlock replay {}", sc.scheme->name(),
-                            sim::to_string(f->result.outcome), f->workload, f->seed, replay_file_name(*sc.scheme)));
+      doc.alert(fmt::format("{}: {} on workload {} (seed {}). Replay{}: {}", sc.scheme->name(),
+                            describe_run(f->result.outcome, f->result.metrics.tasks_completed, f->tasks_scheduled),
+                            f->workload, f->seed, out_dir.empty() ? " (from this report's folder)" : "",
+                            replay_command(out_dir, sc.scheme->name())));
     }
   }
-  if (with_plots) {
-    doc.image("throughput.svg", "throughput against " + level_name(r.spec));
-    doc.image("p99.svg", "p99 latency against " + level_name(r.spec));
-    doc.image("efficiency.svg", "concurrency efficiency against " + level_name(r.spec));
+  if (plots == Plots::kDraw) {
+    doc.image("throughput.svg", "throughput against " + level_name(r.spec) + " (completed runs)");
+    doc.image("p99.svg", "p99 latency against " + level_name(r.spec) + " (completed runs)");
+    doc.image("efficiency.svg", "concurrency efficiency against " + level_name(r.spec) + " (completed runs)");
   }
   Table oracle{{level_name(r.spec), "seed", "throughput", "p50 latency", "p99 latency", "max latency"}, {}};
   for (const auto& p : r.oracle) {
@@ -211,36 +330,16 @@ Document simulate_document(const sim::CampaignResult& r, bool with_plots) {
   for (std::size_t s = 0; s < r.schemes.size(); ++s) {
     const auto& sc = r.schemes[s];
     doc.heading(2, sc.scheme->name() + ": " + sc.scheme->title());
-    Table sweep{{level_name(r.spec), "throughput", "efficiency", "p50 latency", "p99 latency", "max latency",
-                 "p99 wait", "longest wait", "waits", "bypasses", "max bypassed", "max lock table", "outcome"},
-                {}};
-    for (const auto& p : sc.sweep) {
-      const auto& m = p.metrics;
-      sweep.rows.push_back({{num(p.level)}, {num(m.throughput)}, {num(p.efficiency)}, {num(m.latency.p50)},
-                            {num(m.latency.p99)}, {num(m.latency.max)}, {num(m.wait.p99)}, {num(m.wait.max)},
-                            {std::to_string(m.waits)}, {std::to_string(m.bypasses)}, {std::to_string(m.max_bypassed)},
-                            {std::to_string(m.max_lock_table)}, {std::string(sim::to_string(p.outcome))}});
-    }
-    doc.table(sweep);
+    doc.table(sweep_table(r.spec, sc));
     doc.heading(3, "Observed concurrency table");
-    Table cats{{"#", "pair", "related", "static", "observed", "probe waits", "probe held together", "first wait"}, {}};
-    for (std::size_t c = 0; c < model::kCategoryCount; ++c) {
-      const auto& info = model::all_categories()[c];
-      const auto& o = sc.probe.result.observed[c];
-      const auto cell = [](model::Verdict v) { return v == model::Verdict::kAllows ? allow_cell() : block_cell(); };
-      cats.rows.push_back({{std::to_string(info.number)},
-                           {fmt::format("{}, {}", model::to_string(info.first), model::to_string(info.second))},
-                           {info.relation == model::Relation::kRelated ? "yes" : "no"},
-                           cell(r.statics.schemes[s].verdicts[c]), cell(sc.observed[c]),
-                           {std::to_string(o.waits)}, {std::to_string(o.concurrent)}, {o.witness.value_or("")}});
-    }
-    doc.table(cats);
+    doc.table(categories_table(r, s));
     doc.paragraph(sc.observed_matches_static ? "The observed table equals the static one."
                                              : "The observed table DIFFERS from the static one.");
     for (const sim::NamedRun* run : {&sc.probe, &sc.multipath}) {
-      doc.paragraph(fmt::format("Workload {} (seed {}): {}; {} tasks completed, {} events.", run->workload, run->seed,
-                                sim::to_string(run->result.outcome), run->result.metrics.tasks_completed,
-                                run->result.metrics.events));
+      const auto& m = run->result.metrics;
+      doc.paragraph(fmt::format("Workload {} (seed {}): {}; {} of {} tasks completed, {} events.", run->workload,
+                                run->seed, describe_run(run->result.outcome, m.tasks_completed, run->tasks_scheduled),
+                                m.tasks_completed, run->tasks_scheduled, m.events));
       if (run->result.outcome != sim::RunOutcome::kCompleted) failure_blocks(doc, run->result);
     }
     if (sc.sweep_failure) failure_blocks(doc, sc.sweep_failure->result);
@@ -251,47 +350,24 @@ Document simulate_document(const sim::CampaignResult& r, bool with_plots) {
 std::vector<std::filesystem::path> write_simulate(const sim::CampaignResult& r, const std::filesystem::path& dir,
                                                   Plots plots) {
   ReportFolder folder(dir);
+  remove_earlier_simulate_outputs(dir);
   const auto write = [&](const std::string& name, const std::string& text) { folder.write(name, text); };
-  const bool with_plots = plots == Plots::kDraw;
-  const Document doc = simulate_document(r, with_plots);
+  for (const auto& sc : r.schemes) {
+    if (const auto* f = sc.first_failure()) {
+      write(replay_path("", sc.scheme->name()).string(), replay_json(sc.scheme->name(), *f).dump(2) + "\n");
+    }
+  }
+  Document doc = simulate_document(r, plots, {});
+  if (plots == Plots::kDraw) {
+    write("sweep-oracle.dat", sweep_data(r.oracle));
+    for (const auto& sc : r.schemes) write("sweep-" + sc.scheme->name() + ".dat", sweep_data(sc.sweep));
+    run_gnuplot(dir, plot_script(r));
+    for (const char* f : {"plots.gp", "throughput.svg", "p99.svg", "efficiency.svg"}) folder.add(f);
+    embed_svg_images(doc, dir);
+  }
   write("simulate.md", render_markdown(doc));
   write("simulate.html", render_html(doc, "pathlock: simulation campaign"));
   write("simulate.json", simulate_json(r).dump(2) + "\n");
-  for (const auto& sc : r.schemes) {
-    if (const auto* f = sc.first_failure()) write(replay_file_name(*sc.scheme), replay_json(sc.scheme->name(), *f).dump(2) + "\n");
-  }
-  if (with_plots) {
-    std::string oracle_data = "# level\tthroughput\tp99\tefficiency\n";
-    for (const auto& p : r.oracle) oracle_data += fmt::format("{}\t{}\t{}\t1\n", p.level, p.metrics.throughput, p.metrics.latency.p99);
-    write("sweep-oracle.dat", oracle_data);
-    for (const auto& sc : r.schemes) {
-      std::string data = "# level\tthroughput\tp99\tefficiency\n";
-      for (const auto& p : sc.sweep) {
-        data += fmt::format("{}\t{}\t{}\t{}\n", p.level, p.metrics.throughput, p.metrics.latency.p99, p.efficiency);
-      }
-      write("sweep-" + sc.scheme->name() + ".dat", data);
-    }
-    const auto plot = [&](const std::string& file, const std::string& ylabel, int column, bool with_oracle) {
-      std::string s = fmt::format("set output '{}'\nset ylabel '{}'\nplot ", file, ylabel);
-      std::vector<std::string> series;
-      if (with_oracle) series.push_back(fmt::format("'sweep-oracle.dat' using 1:{} with linespoints dt 2 lw 2 title 'oracle'", column));
-      for (const auto& sc : r.schemes) {
-        series.push_back(fmt::format("'sweep-{}.dat' using 1:{} with linespoints lw 2 title '{}'", sc.scheme->name(), column,
-                                     sc.scheme->name()));
-      }
-      return s + fmt::format("{}\n", fmt::join(series, ", \\\n     "));
-    };
-    const bool closed = r.spec.sweep.load == sim::LoadMode::kClosed;
-    std::string script = fmt::format(
-        "set terminal svg size 720,420 dynamic font 'sans,12' background rgb 'white'\n"
-        "set grid\nset key outside right\nset xlabel '{}'\n{}",
-        level_name(r.spec), closed ? "set logscale x 2\n" : "");
-    script += plot("throughput.svg", "throughput (tasks per unit time)", 2, true);
-    script += "set logscale y\n" + plot("p99.svg", "p99 latency (units of mean hold)", 3, true) + "unset logscale y\n";
-    script += "set yrange [0:*]\n" + plot("efficiency.svg", "throughput / oracle throughput", 4, false);
-    run_gnuplot(dir, script);
-    for (const char* f : {"throughput.svg", "p99.svg", "efficiency.svg"}) folder.add(f);
-  }
   return folder.files();
 }
 

@@ -56,12 +56,80 @@ WorkloadSpec at_level(const WorkloadSpec& w, double level) {
   return out;
 }
 
+RunStatus run_status(RunOutcome outcome) noexcept {
+  switch (outcome) {
+    case RunOutcome::kCompleted: return RunStatus::kCompleted;
+    case RunOutcome::kSafetyViolation:
+    case RunOutcome::kDeadlock:
+    case RunOutcome::kBrokenInvariant: return RunStatus::kStopped;
+  }
+  return RunStatus::kInconclusive;
+}
+
+std::string_view to_string(RunStatus status) noexcept {
+  switch (status) {
+    case RunStatus::kCompleted: return "completed";
+    case RunStatus::kStopped: return "stopped";
+    case RunStatus::kInconclusive: return "inconclusive";
+  }
+  return "?";
+}
+
+PerformanceValidity performance_validity(RunOutcome outcome) noexcept {
+  return run_status(outcome) == RunStatus::kCompleted ? PerformanceValidity::kValid : PerformanceValidity::kInvalid;
+}
+
+std::string_view to_string(PerformanceValidity validity) noexcept {
+  return validity == PerformanceValidity::kValid ? "valid" : "invalid";
+}
+
+bool is_single_path(const WorkloadSpec& w) noexcept { return w.mix.rename == 0 && w.mix.copy == 0; }
+
+void RunTally::add(RunOutcome outcome) noexcept {
+  switch (outcome) {
+    case RunOutcome::kCompleted: ++completed; return;
+    case RunOutcome::kSafetyViolation: ++safety_violations; return;
+    case RunOutcome::kDeadlock: ++deadlocks; return;
+    case RunOutcome::kBrokenInvariant: ++broken_invariants; return;
+  }
+  ++inconclusive;
+}
+
 const NamedRun* SchemeCampaign::first_failure() const {
   if (sweep_failure) return &*sweep_failure;
   if (probe.result.outcome != RunOutcome::kCompleted) return &probe;
   if (multipath.result.outcome != RunOutcome::kCompleted) return &multipath;
   return nullptr;
 }
+
+namespace {
+
+// Progress in tasks over the whole campaign. Each run reports its own count
+// through SimOptions::progress; when a run ends, all its tasks count as done.
+class TaskProgress {
+ public:
+  TaskProgress(const CampaignProgress& report, std::uint64_t total) : report_(report), total_(total) {}
+  SimOptions options() {
+    SimOptions o;
+    if (report_) {
+      o.progress = [this](std::uint64_t tasks) { report_(done_ + tasks, total_); };
+      o.progress_every = kEvery;
+    }
+    return o;
+  }
+  void finish_run(const Schedule& s) {
+    done_ += s.tasks.size();
+    if (report_) report_(done_, total_);
+  }
+
+ private:
+  static constexpr std::uint64_t kEvery = 256;
+  const CampaignProgress& report_;
+  std::uint64_t total_;
+  std::uint64_t done_ = 0;
+};
+
+}  // namespace
 
 CampaignResult run_campaign(const CampaignSpec& spec, const CampaignProgress& progress) {
   validate(spec.sweep);
@@ -79,30 +147,30 @@ CampaignResult run_campaign(const CampaignSpec& spec, const CampaignProgress& pr
   const auto sweep_paths = workload_paths(spec.sweep);
   std::vector<Schedule> sweep;
   std::vector<std::uint64_t> sweep_seeds;
+  std::uint64_t sweep_tasks = 0;
   for (std::size_t i = 0; i < spec.levels.size(); ++i) {
     sweep_seeds.push_back(derive_seed(spec.seed, i));
     sweep.push_back(generate_schedule(at_level(spec.sweep, spec.levels[i]), sweep_paths, sweep_seeds.back()));
+    sweep_tasks += sweep.back().tasks.size();
   }
   const std::uint64_t probe_seed = derive_seed(spec.seed, 1000);
   const std::uint64_t multi_seed = derive_seed(spec.seed, 2000);
   const Schedule probe = generate_schedule(spec.probe, workload_paths(spec.probe), probe_seed);
   const Schedule multi = generate_schedule(spec.multipath, workload_paths(spec.multipath), multi_seed);
 
-  const std::size_t total = spec.levels.size() * (spec.schemes.size() + 1) + 2 * spec.schemes.size();
-  std::size_t done = 0;
-  const auto tick = [&] {
-    ++done;
-    if (progress) progress(done, total);
-  };
+  // The oracle runs the sweep once; every scheme runs the sweep, the probe and the multipath.
+  const std::uint64_t per_scheme = sweep_tasks + probe.tasks.size() + multi.tasks.size();
+  TaskProgress work(progress, sweep_tasks + spec.schemes.size() * per_scheme);
 
   for (std::size_t i = 0; i < spec.levels.size(); ++i) {
     SweepPoint p;
     p.level = spec.levels[i];
     p.seed = sweep_seeds[i];
+    p.tasks_scheduled = sweep[i].tasks.size();
     p.metrics = simulate_oracle(sweep[i]);
     p.efficiency = 1.0;
     out.oracle.push_back(p);
-    tick();
+    work.finish_run(sweep[i]);
   }
   for (std::size_t s = 0; s < spec.schemes.size(); ++s) {
     const impl::Scheme& scheme = *spec.schemes[s];
@@ -112,30 +180,30 @@ CampaignResult run_campaign(const CampaignSpec& spec, const CampaignProgress& pr
     std::array<std::uint64_t, model::kCategoryCount> waits{};
     const auto count = [&](const RunResult& r) {
       for (std::size_t c = 0; c < model::kCategoryCount; ++c) waits[c] += r.observed[c].waits;
-      if (r.outcome == RunOutcome::kSafetyViolation) ++sc.single_path_violations;
-      if (r.outcome == RunOutcome::kDeadlock) ++sc.single_path_deadlocks;
+      sc.sweep_and_probe.add(r.outcome);
     };
     for (std::size_t i = 0; i < spec.levels.size(); ++i) {
-      RunResult r = simulate(planner, sweep[i]);
+      RunResult r = simulate(planner, sweep[i], work.options());
+      work.finish_run(sweep[i]);
       count(r);
       SweepPoint p;
       p.level = spec.levels[i];
       p.seed = sweep_seeds[i];
       p.outcome = r.outcome;
+      p.tasks_scheduled = sweep[i].tasks.size();
       p.metrics = r.metrics;
       const double oracle = out.oracle[i].metrics.throughput;
       p.efficiency = oracle > 0 ? r.metrics.throughput / oracle : 0;
       sc.sweep.push_back(p);
       if (r.outcome != RunOutcome::kCompleted && !sc.sweep_failure) {
-        sc.sweep_failure = NamedRun{at_level(spec.sweep, p.level).name, p.seed, std::move(r)};
+        sc.sweep_failure = NamedRun{at_level(spec.sweep, p.level).name, p.seed, p.tasks_scheduled, std::move(r)};
       }
-      tick();
     }
-    sc.probe = {spec.probe.name, probe_seed, simulate(planner, probe)};
+    sc.probe = {spec.probe.name, probe_seed, probe.tasks.size(), simulate(planner, probe, work.options())};
+    work.finish_run(probe);
     count(sc.probe.result);
-    tick();
-    sc.multipath = {spec.multipath.name, multi_seed, simulate(planner, multi)};
-    tick();
+    sc.multipath = {spec.multipath.name, multi_seed, multi.tasks.size(), simulate(planner, multi, work.options())};
+    work.finish_run(multi);
     sc.observed_matches_static = true;
     for (std::size_t c = 0; c < model::kCategoryCount; ++c) {
       sc.observed[c] = waits[c] > 0 ? model::Verdict::kBlocks : model::Verdict::kAllows;

@@ -218,7 +218,8 @@ class Simulator::Impl {
     }
     metrics_.completed(result_, now_ - arrival_[t]);
     last_release_ = now_;
-    if (options_.progress && result_.metrics.tasks_completed % options_.progress_every == 0) {
+    if (options_.progress && options_.progress_every != 0 &&
+        result_.metrics.tasks_completed % options_.progress_every == 0) {
       options_.progress(result_.metrics.tasks_completed);
     }
     if (schedule_->load == LoadMode::kClosed) next_of_client(schedule_->tasks[t].client, now_);

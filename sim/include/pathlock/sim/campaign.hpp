@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pathlock/sim/simulator.hpp"
@@ -35,18 +36,47 @@ struct CampaignSpec {
 // The built-in defaults.
 CampaignSpec default_campaign();
 
+// What a run's numbers are good for. Only a completed run measured
+// performance; a run stopped by a violation or a deadlock, or one that ended
+// inconclusively, ran only part of its schedule, so its throughput and
+// latencies describe a prefix and must not be read as performance.
+enum class RunStatus { kCompleted, kStopped, kInconclusive };
+RunStatus run_status(RunOutcome outcome) noexcept;
+std::string_view to_string(RunStatus status) noexcept;  // "completed", "stopped", "inconclusive"
+
+enum class PerformanceValidity { kValid, kInvalid };
+PerformanceValidity performance_validity(RunOutcome outcome) noexcept;
+std::string_view to_string(PerformanceValidity validity) noexcept;  // "valid", "invalid"
+
+// A workload with no renames and no copies: every request names one path.
+bool is_single_path(const WorkloadSpec& w) noexcept;
+
 struct SweepPoint {
   double level = 0;
   std::uint64_t seed = 0;
   RunOutcome outcome = RunOutcome::kCompleted;
-  RunMetrics metrics;
+  std::uint64_t tasks_scheduled = 0;
+  RunMetrics metrics;     // of the tasks run; performance only if the run completed
   double efficiency = 0;  // throughput / the oracle's on the same schedule
 };
 
 struct NamedRun {
   std::string workload;
   std::uint64_t seed = 0;
+  std::uint64_t tasks_scheduled = 0;
   RunResult result;
+};
+
+// Runs counted by status; stopped runs by why they stopped.
+struct RunTally {
+  std::uint64_t completed = 0;
+  std::uint64_t safety_violations = 0;
+  std::uint64_t deadlocks = 0;
+  std::uint64_t broken_invariants = 0;
+  std::uint64_t inconclusive = 0;
+  void add(RunOutcome outcome) noexcept;
+  std::uint64_t runs() const noexcept { return completed + stopped() + inconclusive; }
+  std::uint64_t stopped() const noexcept { return safety_violations + deadlocks + broken_invariants; }
 };
 
 struct SchemeCampaign {
@@ -57,9 +87,8 @@ struct SchemeCampaign {
   NamedRun multipath;
   model::CategoryVerdicts observed{};  // from the probe and the sweep together
   bool observed_matches_static = false;
-  // Failures of single-path runs (sweep and probe): must be zero.
-  std::uint64_t single_path_violations = 0;
-  std::uint64_t single_path_deadlocks = 0;
+  // The sweep and probe runs (single-path with the default workloads).
+  RunTally sweep_and_probe;
   // The first failed run of any workload, for the report and its replay file.
   const NamedRun* first_failure() const;
 };
@@ -71,8 +100,9 @@ struct CampaignResult {
   std::vector<SchemeCampaign> schemes;
 };
 
-// Called after each run with (runs done, runs in all).
-using CampaignProgress = std::function<void(std::size_t, std::size_t)>;
+// Called as the campaign works with (tasks simulated, tasks in all runs); a
+// run that stops early counts its unrun tasks as done when it stops.
+using CampaignProgress = std::function<void(std::uint64_t, std::uint64_t)>;
 
 // Throws InputError if a workload is invalid.
 CampaignResult run_campaign(const CampaignSpec& spec, const CampaignProgress& progress = {});

@@ -107,7 +107,8 @@ enum class InvariantChecks : std::uint8_t { kOff, kEveryStep };
 struct SimOptions {
   std::size_t trace_events = 64;  // how many events a failure report shows
   InvariantChecks invariants = InvariantChecks::kOff;  // each check costs O(queue)
-  // Called with the tasks completed so far, every `progress_every` of them.
+  // Called with the run's completed-task count every `progress_every` tasks,
+  // so a caller can show progress through a long run (0: never).
   std::function<void(std::uint64_t tasks_completed)> progress{};
   std::uint64_t progress_every = 1024;
 };
