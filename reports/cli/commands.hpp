@@ -41,6 +41,7 @@ struct ExploreCliOptions {
   bool no_symmetry = false;
   bool no_naive = false;
   std::uint64_t max_states = 20'000'000;
+  std::uint64_t max_memory_mib = 4096;  // the visited set's estimated size
   std::string schedule;     // "0,1,1,0": replay this schedule instead of exploring
   std::string json_out;     // write the result as JSON here
   std::string dot_out;      // write the wait-for cycle here

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -12,6 +15,7 @@
 #include "commands.hpp"
 #include "pathlock/impl/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
+#include "pathlock/sim/core/task_planners.hpp"
 #include "pathlock/sim/explorer.hpp"
 
 namespace pathlock::cli {
@@ -109,17 +113,29 @@ int run_explore(const ExploreCliOptions& o) {
   const sim::Scenario scenario = sim::load_scenario_file(o.scenario_file);
   const impl::Scheme scheme = scheme_for_scenario({o.scheme, o.scheme_file, o.order}, scenario);
   const sim::SchemePlanner planner(scheme);
-  const sim::StepMachine machine(planner, scenario);
+  const sim::TaskPlanners task_planners(scheme, scenario);
+  const sim::StepMachine machine(planner, scenario, task_planners.planners());
   fmt::print("explore: scenario \"{}\" under {} (order {}, acquisition {}, modes {})\n", scenario.name, scheme.name(),
              scheme.order().name(), impl::to_string(scheme.acquisition()), impl::to_string(scheme.joining()));
   for (std::uint32_t t = 0; t < machine.task_count(); ++t) {
+    const auto& choice = scenario.tasks[t].front().scheme;
+    if (!choice.empty()) {
+      fmt::print("  {} uses {}\n", machine.task_label(t),
+                 task_planners.planners()[t]->scheme().name());
+    }
     for (std::size_t r = 0; r < scenario.tasks[t].size(); ++r) {
-      fmt::print("  {} {:<22} plan {}\n", r == 0 ? machine.task_label(t) : std::string(machine.task_label(t).size(), ' '),
-                 scenario.tasks[t][r].to_string(), machine.plan_text(t, r));
+      const auto& req = scenario.tasks[t][r];
+      std::string style;
+      if (req.acquire != sim::AcquireStyle::kBlocking) style += fmt::format(" [{}]", sim::to_string(req.acquire));
+      if (req.withdraw != sim::WithdrawStyle::kNever) style += fmt::format(" [withdraw {}]", sim::to_string(req.withdraw));
+      if (req.release != sim::ReleaseStyle::kBeforeNext) style += fmt::format(" [release {}]", sim::to_string(req.release));
+      fmt::print("  {} {:<22} plan {}{}\n", r == 0 ? machine.task_label(t) : std::string(machine.task_label(t).size(), ' '),
+                 req.to_string(), machine.plan_text(t, r), style);
     }
   }
   if (!o.schedule.empty()) {
     const auto cx = sim::replay_schedule(machine, parse_schedule(o.schedule, machine.task_count()));
+    if (cx.bad_step) throw InputError(InputProblem::kBadParameter, fmt::format("--schedule: {}", cx.summary));
     if (cx.kind == sim::Verdict::kSafeAndDeadlockFree) {
       for (std::size_t i = 0; i < cx.trace.size(); ++i) fmt::print("  {:>3}. {}\n", i + 1, cx.trace[i].text);
       fmt::print("{}\n", cx.summary);
@@ -134,8 +150,19 @@ int run_explore(const ExploreCliOptions& o) {
   options.symmetry = !o.no_symmetry;
   options.count_naive = false;  // counted apart, so the time below is the search's alone
   options.max_states = o.max_states;
+  options.max_memory = o.max_memory_mib << 20;
+  if (isatty(STDERR_FILENO) != 0) {
+    options.progress = [&o](const sim::ExploreProgress& p) {
+      std::fprintf(stderr, "\rexploring: %llu states (limit %llu), %llu of %llu MiB, %llu transitions\x1b[K",
+                   static_cast<unsigned long long>(p.states), static_cast<unsigned long long>(o.max_states),
+                   static_cast<unsigned long long>(p.bytes >> 20), static_cast<unsigned long long>(o.max_memory_mib),
+                   static_cast<unsigned long long>(p.transitions));
+      std::fflush(stderr);
+    };
+  }
   const auto start = std::chrono::steady_clock::now();
-  sim::ExploreResult r = sim::explore(planner, scenario, options);
+  sim::ExploreResult r = sim::explore(machine, options);
+  if (options.progress) std::fputs("\r\x1b[K", stderr);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!o.no_naive) {
     if (const auto naive = sim::count_unreduced(machine, options.max_naive_states)) {
@@ -154,6 +181,10 @@ int run_explore(const ExploreCliOptions& o) {
              r.states, r.transitions, options.partial_order_reduction ? "on" : "off", options.symmetry ? "on" : "off",
              seconds, seconds > 0 ? static_cast<double>(r.states) / seconds : 0.0);
   fmt::print("verdict: {}\n", sim::to_string(r.verdict));
+  if (r.verdict == sim::Verdict::kIncomplete) {
+    fmt::print("stopped at the {} after {} states (about {} MiB); raise --max-states or --max-memory\n",
+               sim::to_string(r.stopped_by), r.states, r.bytes >> 20);
+  }
   if (r.counterexample) print_counterexample(*r.counterexample, o);
   if (!o.json_out.empty()) {
     nlohmann::json j;
@@ -162,6 +193,7 @@ int run_explore(const ExploreCliOptions& o) {
     j["scheme"] = impl::scheme_to_json(scheme);
     j["verdict"] = std::string(sim::to_string(r.verdict));
     j["states"] = r.states;
+    j["stopped_by"] = std::string(sim::to_string(r.stopped_by));
     j["transitions"] = r.transitions;
     j["seconds"] = seconds;
     if (r.naive_states) {

@@ -342,6 +342,10 @@ int main(int argc, char** argv) {
   explore_cmd->add_option("--max-states", explore.max_states, "Stop (exit 4) after this many states")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
       ->capture_default_str();
+  explore_cmd->add_option("--max-memory", explore.max_memory_mib,
+                          "Stop (exit 4) when the visited states take about this many MiB")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20))
+      ->capture_default_str();
   explore_cmd->add_option("--schedule", explore.schedule,
                           "Replay one schedule instead: task numbers, comma-separated (as a counterexample prints)");
   explore_cmd->add_option("--json", explore.json_out, "Also write the result as JSON to this file");
