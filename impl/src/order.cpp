@@ -84,7 +84,13 @@ std::optional<OrderKeyProblem> order_key_problem(std::span<const OrderKey> keys)
                                              i - 1)};
     }
     const auto& ranked = keys[i].ranked;
-    if (keys[i].by != OrderKeyKind::kRank) continue;
+    if (keys[i].by != OrderKeyKind::kRank) {
+      if (!ranked.empty()) return OrderKeyProblem{at, "lists paths, but only a rank key has a list"};
+      continue;
+    }
+    if (keys[i].direction != Direction::kAscending) {
+      return OrderKeyProblem{at, "a rank key has no direction: list the paths in the order wanted"};
+    }
     if (ranked.empty()) return OrderKeyProblem{at + ".paths", "is empty; list at least one path"};
     if (ranked.size() > kMaxRankedPaths) {
       return OrderKeyProblem{at + ".paths", fmt::format("has {} paths; at most {}", ranked.size(), kMaxRankedPaths)};

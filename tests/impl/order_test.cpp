@@ -125,6 +125,12 @@ TEST(OrderKeys, BadKeyListsNameTheKey) {
             std::string::npos);
   EXPECT_NE(error_of({up}, "ancestor-first").find("built-in order's name"), std::string::npos);
   EXPECT_NE(error_of({up}, "").find("must not be empty"), std::string::npos);
+  OrderKey descending_rank = OrderKey::rank({P("/a")}, Unranked::kAfter);
+  descending_rank.direction = Direction::kDescending;
+  EXPECT_NE(error_of({descending_rank, up}).find("keys[0]: a rank key has no direction"), std::string::npos);
+  OrderKey depth_with_list = OrderKey::depth(Direction::kAscending);
+  depth_with_list.ranked.push_back(P("/a"));
+  EXPECT_NE(error_of({depth_with_list, up}).find("keys[0]: lists paths"), std::string::npos);
   EXPECT_EQ(error_of({OrderKey::depth(Direction::kDescending), up}), "accepted");
 }
 
