@@ -37,14 +37,22 @@ TEST(CheckOrder, AStrictTotalCustomOrderPasses) {
 }
 
 TEST(CheckOrder, ADepthOnlyCustomOrderFailsWithTwoPathsThatTie) {
-  const CheckResult r = check_scheme(shipped("custom-order-not-total.json"), quick());
+  CheckResult r = check_scheme(shipped("custom-order-not-total.json"), quick());
   EXPECT_EQ(r.verdict, CheckVerdict::kFail);
   ASSERT_FALSE(r.findings.empty());
   EXPECT_EQ(r.findings.front(), "order by-depth: not a strict total order (totality fails: /a and /ab compare equal)");
+  // Its plans keep ties in request order, so the static table is safe: the
+  // order check alone fails it.
+  CheckOptions o = quick();
+  o.family = FamilySize::kNone;
+  r = check_scheme(shipped("custom-order-not-total.json"), o);
+  EXPECT_TRUE(r.statics.safe());
+  EXPECT_EQ(r.verdict, CheckVerdict::kFail);
+  EXPECT_EQ(r.findings.size(), 1u);
 }
 
 // Same tie, but the order claims to be total: planning trusts the claim, so
-// the check must not.
+// the check must not (the static table catches this one too).
 std::strong_ordering depth_claiming_total(std::string_view a, std::string_view b) {
   return model::path_text_depth(a) <=> model::path_text_depth(b);
 }
