@@ -6,6 +6,7 @@
 #include "pathlock/impl/plan.hpp"
 #include "pathlock/impl/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
+#include "order_generators.hpp"
 #include "support/generators.hpp"
 
 namespace pathlock::impl {
@@ -75,6 +76,16 @@ TEST(SchemeFile, ACustomOrderExportsAsItsKeysAndLoadsBackExactly) {
   EXPECT_EQ(scheme_to_json(back), j);
   EXPECT_EQ(back.order().ancestry(), Ancestry::kUnspecified);
   EXPECT_TRUE(back.canonical_plans());
+}
+
+RC_GTEST_PROP(SchemeFileProps, EveryKeyedOrderRoundTripsExactly, ()) {
+  const auto keys = *testing::gen_order_keys(*rc::gen::element(testing::TieBreak::kComponents,
+                                                               testing::TieBreak::kNone));
+  const Scheme s = path_rwa_joined_scheme().with_order(LockOrder::from_keys("random", keys), "random");
+  const auto j = scheme_to_json(s);
+  const Scheme back = parse_scheme(j.dump(), "round trip");
+  RC_ASSERT(back.order() == s.order());
+  RC_ASSERT(scheme_to_json(back) == j);
 }
 
 TEST(SchemeFile, TheShippedCustomOrdersLoad) {
