@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "pathlock/impl/json_reader.hpp"
+#include "pathlock/impl/order_file.hpp"
 
 namespace pathlock::impl {
 namespace {
@@ -49,9 +50,13 @@ nlohmann::json scheme_to_json(const Scheme& scheme) {
     for (std::uint8_t b = 0; b < scheme.mode_count(); ++b) row.push_back(scheme.mode_name(scheme.join(ModeId{a}, ModeId{b})));
     j["join"].push_back(row);
   }
-  j["acquisition"] = {
-      {"order", s.acquisition == Acquisition::kRequestOrder ? std::string(kRequestOrder) : s.order.name()},
-      {"joining", joining_name(s.joining)}};
+  json order = s.order.name();
+  if (s.acquisition == Acquisition::kRequestOrder) {
+    order = kRequestOrder;
+  } else if (s.order.definition() == OrderDefinition::kKeys) {
+    order = keyed_order_to_json(s.order);
+  }
+  j["acquisition"] = {{"order", std::move(order)}, {"joining", joining_name(s.joining)}};
   return j;
 }
 
@@ -141,15 +146,21 @@ Scheme scheme_from_json(const nlohmann::json& j, const std::string& source) {
   if (r.has("acquisition")) {
     ObjectReader acq(r.raw("acquisition"), source, "acquisition");
     acq.only({"order", "joining"});
-    const auto order = acq.string("order").value_or(LockOrder::ancestor_first().name());
-    if (order == kRequestOrder) {
+    const bool keyed = acq.has("order") && acq.raw("order").is_object();
+    const auto order =
+        keyed ? std::string() : acq.string("order").value_or(LockOrder::ancestor_first().name());
+    if (keyed) {
+      spec.order = keyed_order_from_json(acq.raw("order"), source, "acquisition.order");
+    } else if (order == kRequestOrder) {
       spec.acquisition = Acquisition::kRequestOrder;
     } else if (const LockOrder* o = LockOrder::find(order)) {
       spec.order = *o;
     } else {
       std::string known;
       for (const auto* o2 : LockOrder::builtins()) known += o2->name() + ", ";
-      fail(source, "acquisition.order", fmt::format("unknown order \"{}\" (known: {}{})", order, known, kRequestOrder));
+      fail(source, "acquisition.order", fmt::format("unknown order \"{}\" (known: {}{}; or define one: "
+                                                       "{{\"name\": ..., \"keys\": [...]}})",
+                                                       order, known, kRequestOrder));
     }
     const auto joining = acq.string("joining").value_or("join");
     if (joining == "join") {

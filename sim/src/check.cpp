@@ -6,12 +6,14 @@
 #include <limits>
 #include <memory>
 
+#include "pathlock/impl/order_defect.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/rng.hpp"
 #include "pathlock/sim/scheduler.hpp"
 #include "pathlock/sim/schedulers/pct_scheduler.hpp"
 #include "pathlock/sim/schedulers/random_scheduler.hpp"
 #include "pathlock/sim/shrink.hpp"
+#include "pathlock/sim/tree.hpp"
 
 namespace pathlock::sim {
 
@@ -91,6 +93,33 @@ bool fails_as(const Planner& planner, const Scenario& s, Verdict kind, const Che
   return false;
 }
 
+// Deadlock freedom needs one strict total order: check the scheme's on the
+// paths the check uses (the family's, then the static tree's in component
+// order, up to the finder's limit). A finding, with the paths that show the
+// defect, if the order is not one, or declares itself not total (planning
+// then keeps ties in request order, on any paths).
+std::optional<std::string> order_finding(const impl::Scheme& scheme, const CheckOptions& o) {
+  if (scheme.acquisition() != impl::Acquisition::kInOrder || scheme.granularity() == impl::Granularity::kGlobal) {
+    return std::nullopt;  // locks are not sorted, or there is one lock
+  }
+  auto paths = family_paths(o.family);
+  for (auto& p : generate_tree(o.static_tree)) {
+    if (paths.size() < impl::kMaxOrderCheckPaths) paths.push_back(std::move(p));
+  }
+  const impl::LockOrder& order = scheme.order();
+  const bool claims_total = order.totality() == impl::Totality::kStrictTotal;
+  if (const auto defect = impl::find_order_defect(order, paths)) {
+    return fmt::format("order {}: not a strict total order ({} fails: {}){}", order.name(),
+                       impl::to_string(defect->property), defect->explanation,
+                       claims_total ? ", though it claims to be one" : "");
+  }
+  if (!claims_total) {
+    return fmt::format("order {}: declares itself not a strict total order (no defect among the {} paths checked)",
+                       order.name(), paths.size());
+  }
+  return std::nullopt;
+}
+
 MinimalCounterexample minimize(const Planner& planner, const Failure& f, const CheckOptions& o,
                                const CheckProgress& progress) {
   MinimalCounterexample mc;
@@ -137,6 +166,8 @@ CheckResult check_scheme(const impl::Scheme& scheme, const CheckOptions& o, cons
   const auto report = [&](std::string_view stage, std::uint64_t done, std::uint64_t total) {
     if (progress) progress(stage, done, total);
   };
+  const auto order_defect = order_finding(scheme, o);
+  if (order_defect) r.findings.push_back(*order_defect);
 
   // Static table.
   const impl::Scheme* one[] = {&scheme};
@@ -252,7 +283,7 @@ CheckResult check_scheme(const impl::Scheme& scheme, const CheckOptions& o, cons
   if (first) r.counterexample = minimize(planner, *first, o, progress);
   const bool incomplete = std::any_of(r.family.begin(), r.family.end(),
                                       [](const FamilyPartResult& p) { return p.incomplete > 0; });
-  if (first || !r.statics.safe()) {
+  if (first || !r.statics.safe() || order_defect) {
     r.verdict = CheckVerdict::kFail;
   } else if (incomplete) {
     r.verdict = CheckVerdict::kInconclusive;

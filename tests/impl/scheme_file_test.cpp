@@ -6,6 +6,7 @@
 #include "pathlock/impl/plan.hpp"
 #include "pathlock/impl/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
+#include "order_generators.hpp"
 #include "support/generators.hpp"
 
 namespace pathlock::impl {
@@ -23,9 +24,17 @@ void expect_same(const Scheme& a, const Scheme& b) {
     }
   }
   for (const Role role : kAllRoles) EXPECT_EQ(a.mode_for(role), b.mode_for(role));
-  EXPECT_EQ(a.order().name(), b.order().name());
+  EXPECT_TRUE(a.order() == b.order()) << a.order().name() << " vs " << b.order().name();
   EXPECT_EQ(a.acquisition(), b.acquisition());
   EXPECT_EQ(a.joining(), b.joining());
+}
+
+const LockOrder& custom_order() {
+  static const LockOrder order = LockOrder::from_keys(
+      "mine", {OrderKey::depth(Direction::kDescending),
+               OrderKey::rank({model::Path::parse("/b"), model::Path::parse("/a")}, Unranked::kAfter),
+               OrderKey::components(Direction::kAscending)});
+  return order;
 }
 
 std::vector<Scheme> exported_and_variants() {
@@ -41,6 +50,9 @@ std::vector<Scheme> exported_and_variants() {
   out.emplace_back(per_role);
   out.push_back(path_rwa_joined_scheme().with_order(LockOrder::depth_only(), "depth-only"));
   out.push_back(path_rw_scheme().with_order(LockOrder::deepest_first(), "deepest"));
+  out.push_back(path_rwa_joined_scheme().with_order(custom_order(), "custom"));
+  out.push_back(path_rwa_joined_scheme().with_order(
+      LockOrder::from_keys("by-depth", {OrderKey::depth(Direction::kAscending)}), "custom-not-total"));
   return out;
 }
 
@@ -49,6 +61,41 @@ TEST(SchemeFile, EverySchemeRoundTrips) {
     const Scheme back = parse_scheme(scheme_to_json(s).dump(2), "round trip");
     expect_same(s, back);
   }
+}
+
+TEST(SchemeFile, ACustomOrderExportsAsItsKeysAndLoadsBackExactly) {
+  const Scheme s = path_rwa_joined_scheme().with_order(custom_order(), "custom");
+  const auto j = scheme_to_json(s);
+  EXPECT_EQ(j["acquisition"]["order"], nlohmann::json::parse(R"({"name": "mine", "keys": [
+      {"by": "depth", "direction": "descending"},
+      {"by": "rank", "paths": ["/b", "/a"], "rest": "after"},
+      {"by": "components", "direction": "ascending"}]})"));
+  const Scheme back = scheme_from_json(j, "round trip");
+  EXPECT_TRUE(back.order() == custom_order());
+  EXPECT_EQ(back.order().definition(), OrderDefinition::kKeys);
+  EXPECT_EQ(scheme_to_json(back), j);
+  EXPECT_EQ(back.order().ancestry(), Ancestry::kUnspecified);
+  EXPECT_TRUE(back.canonical_plans());
+}
+
+RC_GTEST_PROP(SchemeFileProps, EveryKeyedOrderRoundTripsExactly, ()) {
+  const auto keys = *testing::gen_order_keys(*rc::gen::element(testing::TieBreak::kComponents,
+                                                               testing::TieBreak::kNone));
+  const Scheme s = path_rwa_joined_scheme().with_order(LockOrder::from_keys("random", keys), "random");
+  const auto j = scheme_to_json(s);
+  const Scheme back = parse_scheme(j.dump(), "round trip");
+  RC_ASSERT(back.order() == s.order());
+  RC_ASSERT(scheme_to_json(back) == j);
+}
+
+TEST(SchemeFile, TheShippedCustomOrdersLoad) {
+  const auto dir = std::filesystem::path(PATHLOCK_SOURCE_DIR) / "sim" / "schemes";
+  const Scheme total = load_scheme_file(dir / "custom-order.json");
+  EXPECT_EQ(total.order().definition(), OrderDefinition::kKeys);
+  EXPECT_EQ(total.order().totality(), Totality::kStrictTotal);
+  const Scheme not_total = load_scheme_file(dir / "custom-order-not-total.json");
+  EXPECT_EQ(not_total.order().totality(), Totality::kNotTotal);
+  EXPECT_FALSE(not_total.canonical_plans());
 }
 
 RC_GTEST_PROP(SchemeFileProps, ALoadedSchemePlansLikeTheOriginal, (const model::Request& r)) {
@@ -99,6 +146,40 @@ TEST(SchemeFile, BadFilesNameTheProblem) {
   EXPECT_NE(error_of(j.dump()).find("symmetric"), std::string::npos);
   EXPECT_NE(error_of("[1, 2").find("not valid JSON"), std::string::npos);
   EXPECT_EQ(error_of(edited("title", "renamed")), "accepted");
+}
+
+TEST(SchemeFile, BadCustomOrdersNameTheField) {
+  const auto order_error = [](const char* order) {
+    return error_of(edited("acquisition", nlohmann::json{{"order", nlohmann::json::parse(order)}}));
+  };
+  const auto has = [](const std::string& error, const char* text) {
+    return error.find(text) != std::string::npos ? ::testing::AssertionSuccess()
+                                                 : ::testing::AssertionFailure() << error;
+  };
+  EXPECT_TRUE(has(order_error(R"({"name": "x", "keys": [{"by": "depth", "direction": "up"}]})"),
+                  "f.json: acquisition.order.keys[0].direction: \"up\" is not \"ascending\" or \"descending\""));
+  EXPECT_TRUE(has(order_error(R"({"name": "x", "keys": [{"by": "size", "direction": "ascending"}]})"),
+                  "acquisition.order.keys[0].by: \"size\" is not \"depth\" or \"components\" or \"rank\""));
+  EXPECT_TRUE(has(order_error(R"({"name": "x", "keys": [{"by": "depth"}]})"),
+                  "acquisition.order.keys[0].direction: is missing"));
+  EXPECT_TRUE(has(order_error(R"({"name": "x", "keys": [{"by": "depth", "direction": "ascending", "colour": 1}]})"),
+                  "acquisition.order.keys[0].colour: unknown field"));
+  EXPECT_TRUE(has(order_error(R"({"name": "x", "keys": [{"by": "rank", "paths": ["/a", "b"], "rest": "after"}]})"),
+                  "acquisition.order.keys[0].paths[1]: "));
+  EXPECT_TRUE(has(order_error(R"({"name": "x", "keys": [{"by": "rank", "paths": ["/a", "/a"], "rest": "after"}]})"),
+                  "acquisition.order.keys[0].paths[1]: \"/a\" is listed twice"));
+  EXPECT_TRUE(has(order_error(R"({"name": "x", "keys": [{"by": "rank", "paths": ["/a"], "rest": "last"}]})"),
+                  "acquisition.order.keys[0].rest: \"last\" is not \"before\" or \"after\""));
+  EXPECT_TRUE(has(order_error(R"({"name": "x", "keys": []})"), "acquisition.order.keys: is empty"));
+  EXPECT_TRUE(has(order_error(R"({"name": "x"})"), "acquisition.order.keys: must be an array"));
+  EXPECT_TRUE(has(order_error(R"({"name": "request", "keys": [{"by": "depth", "direction": "ascending"}]})"),
+                  "acquisition.order.name: \"request\" is a built-in order's name"));
+  EXPECT_TRUE(has(order_error(R"({"keys": [{"by": "depth", "direction": "ascending"}]})"),
+                  "acquisition.order.name: is missing"));
+  EXPECT_TRUE(has(order_error(R"({"name": "x", "keys": [{"by": "components", "direction": "ascending"},
+                                                        {"by": "depth", "direction": "ascending"}]})"),
+                  "acquisition.order.keys[1]: is never used"));
+  EXPECT_EQ(order_error(R"({"name": "x", "keys": [{"by": "depth", "direction": "ascending"}]})"), "accepted");
 }
 
 }  // namespace
