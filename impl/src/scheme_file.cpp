@@ -179,13 +179,7 @@ Scheme scheme_from_json(const nlohmann::json& j, const std::string& source) {
 }
 
 Scheme parse_scheme(const std::string& json_text, const std::string& source) {
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    fail(source, "", fmt::format("not valid JSON: {}", e.what()));
-  }
-  return scheme_from_json(j, source);
+  return scheme_from_json(jsonio::parse_json(json_text, source), source);
 }
 
 Scheme load_scheme_file(const std::filesystem::path& file) {

@@ -20,36 +20,6 @@ using model::InputProblem;
 
 }  // namespace
 
-std::vector<impl::Scheme> schemes_named(const std::vector<std::string>& schemes,
-                                        const std::vector<std::string>& scheme_files, const std::string& order_name) {
-  std::vector<impl::Scheme> out;
-  std::vector<std::string> names = schemes;
-  if (names.empty() && scheme_files.empty()) names.push_back("path-rwa-joined");
-  for (const auto& name : names) {
-    if (name == "all") {
-      for (const auto* s : impl::builtin_schemes()) out.push_back(*s);
-      continue;
-    }
-    const impl::Scheme* s = impl::find_builtin_scheme(name);
-    if (s == nullptr) {
-      std::string known;
-      for (const auto* b : impl::builtin_schemes()) known += (known.empty() ? "" : ", ") + b->name();
-      throw InputError(InputProblem::kBadParameter,
-                       fmt::format("unknown scheme \"{}\"; the schemes are: {} (or all)", name, known));
-    }
-    out.push_back(*s);
-  }
-  for (const auto& file : scheme_files) out.push_back(impl::load_scheme_file(file));
-  if (!order_name.empty()) {
-    const impl::LockOrder* order = impl::LockOrder::find(order_name);
-    if (order == nullptr) {
-      throw InputError(InputProblem::kBadParameter, fmt::format("unknown order \"{}\"", order_name));
-    }
-    for (auto& s : out) s = s.with_order(*order, fmt::format("{}/{}", s.name(), order_name));
-  }
-  return out;
-}
-
 int run_check(const CheckCliOptions& o) {
   sim::CheckOptions options;
   if (o.family == "none") {

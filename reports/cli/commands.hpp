@@ -3,34 +3,108 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/sim/scenario.hpp"
+#include "pathlock/sim/static_table.hpp"
 
 namespace pathlock::cli {
 
-inline constexpr int kExitIo = 1;
-inline constexpr int kExitBadInput = 2;
-inline constexpr int kExitUnsafe = 3;
-inline constexpr int kExitInconclusive = 4;
+// The exit status of every subcommand.
+inline constexpr int kExitPass = 0;          // success; the scheme or run passes
+inline constexpr int kExitIo = 1;            // a file, folder or program could not be read, written or run;
+                                             // or memory ran out
+inline constexpr int kExitBadInput = 2;      // flags, paths, keys or file contents the program refuses
+inline constexpr int kExitUnsafe = 3;        // a violation, a deadlock, a replay that does not reproduce
+inline constexpr int kExitInconclusive = 4;  // a limit was hit before a verdict
+inline constexpr int kExitInternal = 70;     // a bug in pathlock (sysexits' EX_SOFTWARE)
 
-// Which scheme a scenario runs under: a built-in name or a scheme file
-// (not both), else the scenario's own choice, else path-rwa-joined; then an
-// order that replaces the scheme's. Throws InputError naming the problem.
+// A run that stopped at a limit before it could judge: exit 4.
+class Inconclusive : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// A file, folder or external program that failed: exit 1.
+class IoFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// --- scheme resolution: every subcommand that takes a scheme goes through here.
+
+inline constexpr const char* kRecommendedScheme = "path-rwa-joined";
+enum class WhenNoneNamed { kEveryBuiltin, kRecommended };
+
+// --scheme NAME (repeatable; "all": every built-in one), --scheme-file FILE
+// (repeatable), --order NAME (replaces each scheme's order).
+struct SchemeSelection {
+  std::vector<std::string> names;
+  std::vector<std::string> files;
+  std::string order;
+};
+// Built-in schemes by name, then scheme files, in the order given; when
+// neither names any, every built-in one or path-rwa-joined. Throws InputError
+// naming an unknown scheme or order, or a bad scheme file.
+std::vector<impl::Scheme> resolve_schemes(const SchemeSelection& selection, WhenNoneNamed when_none);
+std::vector<impl::Scheme> schemes_named(const std::vector<std::string>& schemes,
+                                        const std::vector<std::string>& scheme_files, const std::string& order);
+
+// Exactly one scheme: a built-in name or a scheme file (not both), else
+// `fallback_name`; then an order that replaces the scheme's.
 struct SchemeChoice {
   std::string scheme;
   std::string scheme_file;
   std::string order;
 };
+impl::Scheme one_scheme(const SchemeChoice& choice, const std::string& fallback_name);
+// The same, where an unset choice falls back on the scenario's own scheme
+// (or scheme file) and order, else path-rwa-joined.
 impl::Scheme scheme_for_scenario(const SchemeChoice& choice, const sim::Scenario& scenario);
 
-// Built-in schemes by name ("all": every one), then scheme files, in the
-// order given; path-rwa-joined if neither names any; each under `order` if
-// one is given. Throws InputError naming an unknown scheme or order.
-std::vector<impl::Scheme> schemes_named(const std::vector<std::string>& schemes,
-                                        const std::vector<std::string>& scheme_files, const std::string& order);
+// --- subcommands.
+
+struct SimulateCliOptions {
+  std::uint64_t seed = 1;
+  std::string workload;
+  std::string invalid_keys;  // fail | skip; empty: the workload's choice
+  std::vector<double> levels;
+  int tasks = 0;
+  SchemeSelection schemes;
+  std::string out = "pathlock-report/simulate";
+  bool no_plots = false;
+  std::string color = "auto";
+  bool strict = false;
+};
+int run_simulate(const SimulateCliOptions& options);
+
+struct ReplayCliOptions {
+  std::string file;
+  SchemeChoice choice;  // replaces the recorded scheme
+};
+int run_replay(const ReplayCliOptions& options);
+
+struct TablesCliOptions {
+  int depth = 3;
+  int fanout = 2;
+  SchemeSelection schemes;
+  std::string out = "pathlock-report/tables";
+  bool no_files = false;
+  std::string color = "auto";
+  bool strict = false;
+  std::uint64_t max_pairs = sim::kDefaultMaxPairs;
+};
+int run_tables(const TablesCliOptions& options);
+
+int run_schemes(const std::string& export_name);
+
+struct PlanCliOptions {
+  SchemeSelection schemes;
+  std::vector<std::string> words;  // the operation, then its paths or keys
+};
+int run_plan(const PlanCliOptions& options);
 
 struct ExploreCliOptions {
   std::string scenario_file;

@@ -46,6 +46,32 @@ std::string quoted(const fs::path& p) {
   return out + "'";
 }
 
+// The folder for models and pan programs: the user's (kept), or a fresh
+// temporary one that is removed however the command ends.
+class WorkFolder {
+ public:
+  explicit WorkFolder(const std::string& requested)
+      : path_(requested.empty() ? fs::temp_directory_path() / fmt::format("pathlock-crosscheck-{}", getpid())
+                                : fs::path(requested)),
+        temporary_(requested.empty() ? Lifetime::kRemoveAtEnd : Lifetime::kKeep) {
+    fs::create_directories(path_);
+  }
+  ~WorkFolder() {
+    if (temporary_ == Lifetime::kRemoveAtEnd) {
+      std::error_code ignored;  // a destructor must not throw; a leftover folder is only untidy
+      fs::remove_all(path_, ignored);
+    }
+  }
+  WorkFolder(const WorkFolder&) = delete;
+  WorkFolder& operator=(const WorkFolder&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  enum class Lifetime { kKeep, kRemoveAtEnd };
+  fs::path path_;
+  Lifetime temporary_;
+};
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -67,11 +93,11 @@ Judged run_pan(const fs::path& pan, const char* flag) {
   j.seconds = seconds_since(start);
   std::smatch m;
   if (!std::regex_search(c.output, m, std::regex(R"(errors: (\d+))"))) {
-    throw std::runtime_error(fmt::format("pan {} gave no verdict:\n{}", flag, c.output));
+    throw IoFailure(fmt::format("pan {} gave no verdict:\n{}", flag, c.output));
   }
   j.fails = std::stoull(m[1]) > 0;
   if (c.output.find("max search depth too small") != std::string::npos) {
-    throw std::runtime_error(fmt::format("pan {}: search depth too small:\n{}", flag, c.output));
+    throw Inconclusive(fmt::format("pan {}: search depth too small:\n{}", flag, c.output));
   }
   if (std::regex_search(c.output, m, std::regex(R"((\d+) states, stored)"))) j.states = std::stoull(m[1]);
   if (std::regex_search(c.output, m, std::regex(R"((\d+) transitions \(= stored\+matched\))"))) {
@@ -92,7 +118,7 @@ Judged run_explorer(const sim::Planner& planner, const sim::Scenario& scenario, 
   Judged j;
   j.seconds = seconds_since(start);
   if (r.verdict == sim::Verdict::kIncomplete) {
-    throw std::runtime_error(fmt::format("{}: over {} states; raise --max-states", scenario.name, max_states));
+    throw Inconclusive(fmt::format("{}: over {} states; raise --max-states", scenario.name, max_states));
   }
   j.fails = r.verdict != sim::Verdict::kSafeAndDeadlockFree;
   j.states = r.states;
@@ -131,12 +157,11 @@ int run_crosscheck(const CrosscheckCliOptions& o) {
   std::vector<sim::Scenario> scenarios;
   for (const auto& file : o.scenarios) scenarios.push_back(sim::load_scenario_file(file));
   std::vector<impl::Scheme> schemes = schemes_named(o.schemes, o.scheme_files, "");
-  const fs::path work = o.work.empty() ? fs::temp_directory_path() / fmt::format("pathlock-crosscheck-{}", getpid())
-                                       : fs::path(o.work);
-  fs::create_directories(work);
+  const WorkFolder work_folder(o.work);
+  const fs::path& work = work_folder.path();
   const Command version = run_command(o.spin + " -V");
   if (version.status != 0) {
-    throw std::runtime_error(fmt::format("cannot run SPIN ({} -V): {}", o.spin, version.output));
+    throw IoFailure(fmt::format("cannot run SPIN ({} -V): {}", o.spin, version.output));
   }
   std::string spin_version = version.output.substr(0, version.output.find('\n'));
 
@@ -157,9 +182,11 @@ int run_crosscheck(const CrosscheckCliOptions& o) {
       reports::write_text_file(dir / "model.pml", sim::to_promela(machine, scenario));
       const auto start = std::chrono::steady_clock::now();
       const Command gen = run_command(fmt::format("cd {} && {} -a model.pml", quoted(dir), o.spin));
-      if (gen.status != 0) throw std::runtime_error(fmt::format("spin -a {}:\n{}", (dir / "model.pml").string(), gen.output));
+      if (gen.status != 0) {
+        throw IoFailure(fmt::format("spin -a {}:\n{}", (dir / "model.pml").string(), gen.output));
+      }
       const Command cc = run_command(fmt::format("cd {} && {} -O0 -w -DSAFETY -o pan pan.c", quoted(dir), o.cc));
-      if (cc.status != 0) throw std::runtime_error(fmt::format("{} pan.c in {}:\n{}", o.cc, dir.string(), cc.output));
+      if (cc.status != 0) throw IoFailure(fmt::format("{} pan.c in {}:\n{}", o.cc, dir.string(), cc.output));
       const double compile = seconds_since(start);
       const Judged spin_safety = run_pan(dir / "pan", "-E");
       const Judged spin_deadlock = run_pan(dir / "pan", "-A");
@@ -196,7 +223,6 @@ int run_crosscheck(const CrosscheckCliOptions& o) {
                     : fmt::format("{} of {} verdict pairs DISAGREE.", disagreements, index));
   std::cout << reports::render_terminal(doc, reports::Color::kNone);
   if (!o.out.empty()) reports::write_text_file(o.out, reports::render_markdown(doc));
-  if (o.work.empty()) fs::remove_all(work);
   return disagreements == 0 ? 0 : kExitUnsafe;
 }
 

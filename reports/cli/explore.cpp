@@ -26,30 +26,6 @@ using model::InputProblem;
 
 }  // namespace
 
-impl::Scheme scheme_for_scenario(const SchemeChoice& o, const sim::Scenario& scenario) {
-  std::optional<impl::Scheme> scheme;
-  if (!o.scheme.empty() && !o.scheme_file.empty()) {
-    throw InputError(InputProblem::kBadParameter, "give --scheme or --scheme-file, not both");
-  }
-  if (!o.scheme_file.empty()) {
-    scheme = impl::load_scheme_file(o.scheme_file);
-  } else if (!o.scheme.empty() || !scenario.scheme_file) {
-    const std::string name = !o.scheme.empty() ? o.scheme : scenario.scheme.value_or("path-rwa-joined");
-    const impl::Scheme* builtin = impl::find_builtin_scheme(name);
-    if (builtin == nullptr) throw InputError(InputProblem::kBadParameter, fmt::format("unknown scheme \"{}\"", name));
-    scheme = *builtin;
-  } else {
-    scheme = impl::load_scheme_file(*scenario.scheme_file);
-  }
-  const std::string order = !o.order.empty() ? o.order : scenario.order.value_or("");
-  if (!order.empty()) {
-    const impl::LockOrder* lock_order = impl::LockOrder::find(order);
-    if (lock_order == nullptr) throw InputError(InputProblem::kBadParameter, fmt::format("unknown order \"{}\"", order));
-    scheme = scheme->with_order(*lock_order, fmt::format("{}/{}", scheme->name(), order));
-  }
-  return *scheme;
-}
-
 namespace {
 
 std::vector<std::uint32_t> parse_schedule(const std::string& text, std::size_t tasks) {

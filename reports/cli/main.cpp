@@ -10,73 +10,36 @@
 //   pathlock promela SCENARIO      the scenario as a Promela model for SPIN
 //   pathlock crosscheck ...        SPIN's verdicts against the explorer's
 //
-// Exit status: 0 success; 1 an I/O failure; 2 bad input (flags, paths, keys,
-// files); 3 a safety violation or deadlock where --strict asked for none, or
-// a replayed run that fails, or an explored scenario that fails; 4 an
-// exploration cut short by its state limit. CLI11's own parse errors use its
-// non-zero codes.
+// Exit status, the same for every subcommand: 0 pass; 1 a file, folder or
+// program that could not be read, written or run, or memory exhausted; 2 bad
+// input (flags included); 3 fail (a violation, a deadlock, a replay that does
+// not reproduce, a --strict failure, a disagreement); 4 inconclusive (a limit
+// hit before a verdict); 70 a bug in pathlock.
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <iostream>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.hpp"
-#include "terminal.hpp"
-#include "pathlock/impl/plan.hpp"
-#include "pathlock/impl/scheme_file.hpp"
-#include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/error.hpp"
-#include "pathlock/model/request.hpp"
-#include "pathlock/reports/simulate.hpp"
-#include "pathlock/reports/tables.hpp"
 #include "pathlock/sim/static_table.hpp"
+#include "pathlock/sim/workload.hpp"
 
 namespace {
 
 using pathlock::model::InputError;
-using pathlock::model::InputProblem;
 
 using pathlock::cli::kExitBadInput;
+using pathlock::cli::kExitInconclusive;
+using pathlock::cli::kExitInternal;
 using pathlock::cli::kExitIo;
-using pathlock::cli::kExitUnsafe;
-using pathlock::cli::ProgressBar;
-using pathlock::cli::color_for;
-
-std::string scheme_names() {
-  std::string out;
-  for (const auto* s : pathlock::impl::builtin_schemes()) out += (out.empty() ? "" : ", ") + s->name();
-  return out;
-}
-
-std::vector<const pathlock::impl::Scheme*> select_schemes(const std::vector<std::string>& names) {
-  if (names.empty()) {
-    auto all = pathlock::impl::builtin_schemes();
-    return {all.begin(), all.end()};
-  }
-  std::vector<const pathlock::impl::Scheme*> out;
-  for (const auto& name : names) {
-    const auto* s = pathlock::impl::find_builtin_scheme(name);
-    if (!s) {
-      throw InputError(InputProblem::kBadParameter,
-                       fmt::format("unknown scheme \"{}\"; the schemes are: {}", name, scheme_names()));
-    }
-    out.push_back(s);
-  }
-  return out;
-}
-
-// An argument starting with '/' is a path; anything else is an S3 key.
-pathlock::model::Path parse_location(const std::string& text) {
-  if (!text.empty() && text.front() == '/') return pathlock::model::Path::parse(text);
-  return pathlock::model::Path::from_key(text);
-}
 
 // Unsigned 64-bit flags: CLI11 would otherwise wrap "-4" around silently.
 const CLI::Validator kWholeNumber(
@@ -89,165 +52,50 @@ const CLI::Validator kWholeNumber(
     },
     "UINT64");
 
-
-struct SimulateOptions {
-  std::uint64_t seed = 1;
-  std::string workload;
-  std::vector<double> levels;
-  int tasks = 0;
-  std::vector<std::string> schemes;
-  std::string out = "pathlock-report/simulate";
-  bool no_plots = false;
-  std::string color = "auto";
-  bool strict = false;
-};
-
-int run_simulate(const SimulateOptions& o) {
-  auto spec = pathlock::sim::default_campaign();
-  spec.seed = o.seed;
-  if (!o.workload.empty()) {
-    spec.sweep = pathlock::sim::load_workload_file(o.workload);
-    if (spec.sweep.load == pathlock::sim::LoadMode::kOpen && o.levels.empty()) {
-      spec.levels.clear();
-      for (double f : {0.25, 0.5, 1.0, 2.0, 4.0}) spec.levels.push_back(spec.sweep.arrival_rate * f);
-    }
-  }
-  if (!o.levels.empty()) spec.levels = o.levels;
-  if (o.tasks > 0) {
-    for (auto* w : {&spec.sweep, &spec.probe, &spec.multipath}) w->tasks = o.tasks;
-  }
-  const auto schemes = select_schemes(o.schemes);
-  spec.schemes.assign(schemes.begin(), schemes.end());
-  std::cout << "pathlock simulate: seed " << spec.seed << " (replay the campaign with --seed " << spec.seed << ")\n";
-  pathlock::sim::CampaignResult result;
-  {
-    ProgressBar bar("tasks simulated");
-    result = pathlock::sim::run_campaign(spec, [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); });
-  }
-  const auto plots = o.no_plots ? pathlock::reports::Plots::kSkip : pathlock::reports::Plots::kDraw;
-  // The terminal names no plot files: the "wrote" lines below give their paths.
-  std::cout << pathlock::reports::render_terminal(
-      pathlock::reports::simulate_document(result, pathlock::reports::Plots::kSkip, o.out), color_for(o.color));
-  const auto files = pathlock::reports::write_simulate(result, o.out, plots);
-  for (const auto& f : files) std::cout << "wrote " << f.string() << "\n";
-  bool failed = false;
-  for (const auto& sc : result.schemes) {
-    if (const auto* f = sc.first_failure()) {
-      failed = true;
-      std::cout << "replay " << sc.scheme->name() << "'s " << pathlock::sim::to_string(f->result.outcome)
-                << " with: " << pathlock::reports::replay_command(o.out, sc.scheme->name()) << "\n";
-    }
-  }
-  return o.strict && failed ? kExitUnsafe : 0;
+// --scheme (repeatable) and --scheme-file (repeatable), for the subcommands
+// that run several schemes.
+void add_scheme_options(CLI::App* cmd, pathlock::cli::SchemeSelection& selection, const char* when_none) {
+  cmd->add_option("--scheme", selection.names,
+                  std::string("A built-in scheme, or all (repeatable; default: ") + when_none + ")")
+      ->allow_extra_args(false);
+  cmd->add_option("--scheme-file", selection.files, "A scheme file (pathlock.scheme/1; repeatable)")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
 }
 
-int run_replay(const std::string& file, const std::string& scheme_override) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(InputProblem::kBadParameter, fmt::format("cannot read replay file {}", file));
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j;
+// The exit status of the exception being handled, after saying what it was.
+int report_exception() {
+  const auto say = [](const char* what, const std::string& message) {
+    std::cerr << "pathlock: " << what << ": " << message << "\n";
+  };
   try {
-    j = nlohmann::json::parse(text.str());
+    throw;
+  } catch (const InputError& e) {
+    say("error", e.what());
+    return kExitBadInput;
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(InputProblem::kBadParameter, fmt::format("{}: not valid JSON: {}", file, e.what()));
+    say("error", std::string("bad JSON content: ") + e.what());
+    return kExitBadInput;
+  } catch (const pathlock::cli::Inconclusive& e) {
+    say("inconclusive", e.what());
+    return kExitInconclusive;
+  } catch (const std::bad_alloc&) {
+    // Inputs are bounded so that this does not happen on a 24 GiB machine;
+    // if it does, the machine has less memory free than that.
+    say("error", "out of memory; free some memory or use a smaller input");
+    return kExitIo;
+  } catch (const std::logic_error& e) {
+    say("internal error (a bug in pathlock; please report it)", e.what());
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    // filesystem_error, ios_base::failure, and the runtime_errors of report
+    // writers and external programs (SPIN, the C compiler, gnuplot).
+    say("I/O error", e.what());
+    return kExitIo;
+  } catch (...) {
+    say("internal error (a bug in pathlock; please report it)", "an unknown exception");
+    return kExitInternal;
   }
-  if (!j.is_object() || j.value("schema", "") != pathlock::reports::kReplaySchema) {
-    throw InputError(InputProblem::kBadParameter,
-                     fmt::format("{}: not a replay file (schema must be \"{}\")", file, pathlock::reports::kReplaySchema));
-  }
-  if (!j.contains("scheme") || !j["scheme"].is_string() || !j.contains("schedule")) {
-    throw InputError(InputProblem::kBadParameter, fmt::format("{}: needs \"scheme\" and \"schedule\"", file));
-  }
-  const std::string name = scheme_override.empty() ? j["scheme"].get<std::string>() : scheme_override;
-  const auto* scheme = select_schemes({name}).front();
-  const auto schedule = pathlock::sim::schedule_from_json(j["schedule"], file);
-  const auto run = pathlock::sim::simulate(pathlock::sim::SchemePlanner(*scheme), schedule);
-  const std::string recorded = j.value("outcome", "");
-  fmt::print("replay of {} ({} tasks, seed {}) under {}: {}\n", file, schedule.tasks.size(),
-             j.value("seed", std::uint64_t{0}), scheme->name(), pathlock::sim::to_string(run.outcome));
-  if (scheme_override.empty() && !recorded.empty()) {
-    fmt::print("recorded outcome: {}; reproduced: {}\n", recorded, recorded == pathlock::sim::to_string(run.outcome) ? "yes" : "NO");
-  }
-  pathlock::reports::Document doc;
-  pathlock::reports::failure_blocks(doc, run);
-  std::cout << pathlock::reports::render_terminal(doc, pathlock::reports::Color::kNone);
-  return run.outcome == pathlock::sim::RunOutcome::kCompleted ? 0 : kExitUnsafe;
-}
-
-struct TablesOptions {
-  int depth = 3;
-  int fanout = 2;
-  std::vector<std::string> schemes;
-  std::string out = "pathlock-report/tables";
-  bool no_files = false;
-  std::string color = "auto";
-  bool strict = false;
-  std::uint64_t max_pairs = pathlock::sim::kDefaultMaxPairs;
-};
-
-int run_tables(const TablesOptions& o) {
-  const auto schemes = select_schemes(o.schemes);
-  pathlock::sim::StaticAnalysis analysis;
-  {
-    ProgressBar bar("pairs");
-    analysis = pathlock::sim::analyze_static(
-        schemes, {o.depth, o.fanout},
-        [&](std::uint64_t done, std::uint64_t total) { bar.update(done, total); }, o.max_pairs);
-  }
-  std::cout << pathlock::reports::tables_terminal(analysis, color_for(o.color));
-  if (!o.no_files) {
-    for (const auto& f : pathlock::reports::write_tables(analysis, o.out)) {
-      std::cout << "wrote " << f.string() << "\n";
-    }
-  }
-  if (o.strict) {
-    for (const auto& t : analysis.schemes) {
-      if (!t.safe()) return kExitUnsafe;
-    }
-  }
-  return 0;
-}
-
-// `schemes --export NAME`: the scheme as a scheme file, on stdout.
-int run_export_scheme(const std::string& name) {
-  const auto* s = pathlock::impl::find_builtin_scheme(name);
-  if (s == nullptr) {
-    throw InputError(InputProblem::kBadParameter,
-                     fmt::format("unknown scheme \"{}\"; the schemes are: {}", name, scheme_names()));
-  }
-  fmt::print("{}\n", pathlock::impl::scheme_to_json(*s).dump(2));
-  return 0;
-}
-
-int run_schemes() {
-  for (const auto* s : pathlock::impl::builtin_schemes()) {
-    std::string modes;
-    for (std::size_t m = 0; m < s->mode_count(); ++m) {
-      modes += (modes.empty() ? "" : ",") + s->mode_name(pathlock::impl::ModeId{static_cast<std::uint8_t>(m)});
-    }
-    fmt::print("{:<16} {:<9} modes {:<16} {}\n", s->name(), pathlock::impl::to_string(s->granularity()),
-               modes, s->title());
-  }
-  return 0;
-}
-
-int run_plan(const std::vector<std::string>& schemes, const std::vector<std::string>& words) {
-  if (words.empty()) throw InputError(InputProblem::kBadOperation, "no operation given");
-  const auto kind = pathlock::model::op_kind_from_string(words[0]);
-  if (!kind) {
-    throw InputError(InputProblem::kBadOperation,
-                     fmt::format("unknown operation \"{}\"; use read, write, delete, rename or copy", words[0]));
-  }
-  std::vector<pathlock::model::Path> paths;
-  for (std::size_t i = 1; i < words.size(); ++i) paths.push_back(parse_location(words[i]));
-  const auto op = pathlock::model::Operation::make(*kind, std::move(paths));
-  const auto request = op.request();
-  fmt::print("{}  {}\n", op.to_string(), request.to_string());
-  for (const auto* s : select_schemes(schemes)) {
-    fmt::print("  {:<16} {}\n", s->name(), pathlock::impl::to_string(*s, pathlock::impl::plan_for(*s, request)));
-  }
-  return 0;
 }
 
 }  // namespace
@@ -256,8 +104,9 @@ int main(int argc, char** argv) {
   CLI::App app{"pathlock: hierarchical path locks for S3-style object stores, and the tools that check them.\n"
                "With no subcommand, runs `simulate` on the built-in defaults."};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("pathlock ") + PATHLOCK_VERSION);
 
-  SimulateOptions simulate;
+  pathlock::cli::SimulateCliOptions simulate;
   auto* simulate_cmd = app.add_subcommand(
       "simulate", "Run the simulation campaign over every scheme: safety, deadlock, observed tables, throughput, "
                   "latency, waiting and efficiency against an oracle; print a summary and write Markdown, HTML, JSON "
@@ -272,8 +121,12 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   simulate_cmd->add_option("--tasks", simulate.tasks, "Tasks per run, for every workload")
       ->check(CLI::Range(1, pathlock::sim::kMaxTasks));
-  simulate_cmd->add_option("--scheme", simulate.schemes, "A scheme to include (repeatable; default: all)")
-      ->allow_extra_args(false);
+  simulate_cmd->add_option("--invalid-keys", simulate.invalid_keys,
+                           "Keys of the workload's keys_file that the model rejects: fail (stop) or skip (leave "
+                           "them out, with a warning; the report counts them). Default: the workload's choice, "
+                           "else fail")
+      ->check(CLI::IsMember({"fail", "skip"}));
+  add_scheme_options(simulate_cmd, simulate.schemes, "all");
   simulate_cmd->add_option("--out", simulate.out, "Folder for the reports, plots and replay files")->capture_default_str();
   simulate_cmd->add_flag("--no-plots", simulate.no_plots, "Do not draw plots (no gnuplot needed)");
   simulate_cmd->add_option("--color", simulate.color, "Colour the terminal tables")
@@ -281,18 +134,21 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   simulate_cmd->add_flag("--strict", simulate.strict, "Exit with status 3 if any run fails (violation or deadlock)");
 
-  std::string replay_file;
-  std::string replay_scheme;
-  auto* replay_cmd = app.add_subcommand("replay", "Rerun a failed run exactly, from the replay file `simulate` wrote.");
-  replay_cmd->add_option("file", replay_file, "A replay file (pathlock.replay/1)")->required()->check(CLI::ExistingFile);
-  replay_cmd->add_option("--scheme", replay_scheme, "Replay the same schedule under another scheme");
+  pathlock::cli::ReplayCliOptions replay;
+  auto* replay_cmd = app.add_subcommand(
+      "replay", "Rerun a failed run exactly, from the replay file `simulate` wrote. Exit 3 if the run fails, or if it "
+                "does not reproduce the recorded outcome.");
+  replay_cmd->add_option("file", replay.file, "A replay file (pathlock.replay/1)")->required()->check(CLI::ExistingFile);
+  replay_cmd->add_option("--scheme", replay.choice.scheme, "Replay the same schedule under this built-in scheme");
+  replay_cmd->add_option("--scheme-file", replay.choice.scheme_file, "Replay the same schedule under a scheme file")
+      ->check(CLI::ExistingFile);
 
   std::string export_scheme;
   auto* schemes_cmd = app.add_subcommand("schemes", "List the built-in schemes, one per line, name first.");
   schemes_cmd->add_option("--export", export_scheme,
                           "Print this built-in scheme as a scheme file (pathlock.scheme/1), to edit and load back");
 
-  TablesOptions tables;
+  pathlock::cli::TablesCliOptions tables;
   auto* tables_cmd = app.add_subcommand(
       "tables", "Compute each scheme's concurrency table and scores from its lock plans, over every "
                 "pair of operations on a generated tree; print them and write Markdown, HTML and JSON.");
@@ -302,8 +158,7 @@ int main(int argc, char** argv) {
   tables_cmd->add_option("--fanout", tables.fanout, "Children per folder in the generated tree")
       ->check(CLI::Range(1, pathlock::sim::kMaxTreeFanout))
       ->capture_default_str();
-  tables_cmd->add_option("--scheme", tables.schemes, "A scheme to include (repeatable; default: all)")
-      ->allow_extra_args(false);
+  add_scheme_options(tables_cmd, tables.schemes, "all");
   tables_cmd->add_option("--out", tables.out, "Folder for tables.md, tables.html and tables.json")
       ->capture_default_str();
   tables_cmd->add_flag("--no-files", tables.no_files, "Print only; write no files");
@@ -311,18 +166,18 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   tables_cmd->add_flag("--strict", tables.strict, "Exit with status 3 if any scheme is unsafe");
-  tables_cmd->add_option("--max-pairs", tables.max_pairs, "Refuse trees with more request pairs than this")
+  tables_cmd->add_option("--max-pairs", tables.max_pairs,
+                         "Refuse trees with more pairs of operations than this (checked before anything is "
+                         "enumerated; trees with more operations than fit in memory are refused whatever this says)")
       ->check(kWholeNumber)
       ->capture_default_str();
 
-  std::vector<std::string> plan_schemes;
-  std::vector<std::string> plan_words;
+  pathlock::cli::PlanCliOptions plan;
   auto* plan_cmd = app.add_subcommand(
       "plan", "Show the lock plan of one operation under each scheme, e.g. `pathlock plan copy /a /a/b`. "
               "Arguments starting with '/' are paths; others are S3 keys.");
-  plan_cmd->add_option("--scheme", plan_schemes, "A scheme to show (repeatable; default: all)")
-      ->allow_extra_args(false);
-  plan_cmd->add_option("operation", plan_words, "read|write|delete|rename|copy, then its paths")->required();
+  add_scheme_options(plan_cmd, plan.schemes, "all");
+  plan_cmd->add_option("operation", plan.words, "read|write|delete|rename|copy, then its paths")->required();
 
   pathlock::cli::ExploreCliOptions explore;
   auto* explore_cmd = app.add_subcommand(
@@ -426,25 +281,22 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every flag error is bad input.
+    return app.exit(e) == 0 ? 0 : kExitBadInput;
   }
 
   try {
-    if (*schemes_cmd) return export_scheme.empty() ? run_schemes() : run_export_scheme(export_scheme);
+    if (*schemes_cmd) return pathlock::cli::run_schemes(export_scheme);
     if (*explore_cmd) return pathlock::cli::run_explore(explore);
     if (*check_cmd) return pathlock::cli::run_check(check);
     if (*promela_cmd) return pathlock::cli::run_promela(promela);
     if (*crosscheck_cmd) return pathlock::cli::run_crosscheck(crosscheck);
-    if (*plan_cmd) return run_plan(plan_schemes, plan_words);
-    if (*tables_cmd) return run_tables(tables);
-    if (*replay_cmd) return run_replay(replay_file, replay_scheme);
+    if (*plan_cmd) return pathlock::cli::run_plan(plan);
+    if (*tables_cmd) return pathlock::cli::run_tables(tables);
+    if (*replay_cmd) return pathlock::cli::run_replay(replay);
     (void)simulate_cmd;
-    return run_simulate(simulate);
-  } catch (const InputError& e) {
-    std::cerr << "pathlock: error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "pathlock: error: " << e.what() << "\n";
-    return kExitIo;
+    return pathlock::cli::run_simulate(simulate);
+  } catch (...) {
+    return report_exception();
   }
 }

@@ -158,12 +158,7 @@ ScenarioTask parse_task(const json& tj, const std::string& source, const std::st
 
 Scenario parse_scenario(const std::string& json_text, const std::string& source,
                         const std::filesystem::path& base_dir) {
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-    fail(source, "", fmt::format("not valid JSON: {}", e.what()));
-  }
+  const json j = impl::jsonio::parse_json(json_text, source);
   ObjectReader r(j, source, "");
   r.only({"schema", "name", "scheme", "scheme_file", "order", "tasks"});
   const auto schema = r.string("schema");

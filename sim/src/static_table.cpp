@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+
 #include "pathlock/model/error.hpp"
 
 namespace pathlock::sim {
@@ -18,10 +21,70 @@ PairWitness make_witness(const model::Operation& a, const model::Operation& b,
   return PairWitness{a, b, pa, pb, lock, spec};
 }
 
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t out = 0;
+  return __builtin_mul_overflow(a, b, &out) ? TableSize::kSaturated : out;
+}
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t out = 0;
+  return __builtin_add_overflow(a, b, &out) ? TableSize::kSaturated : out;
+}
+
+std::string count_text(std::uint64_t n) {
+  return n == TableSize::kSaturated ? fmt::format("more than {}", n) : fmt::format("{}", n);
+}
+
+void check_table_size(const TreeSpec& tree, std::size_t schemes, std::uint64_t max_pairs) {
+  if (tree.depth < 1 || tree.depth > kMaxTreeDepth) {
+    throw model::InputError(model::InputProblem::kBadParameter,
+                            fmt::format("tree depth {} is out of range 1..{}", tree.depth, kMaxTreeDepth));
+  }
+  if (tree.fanout < 1 || tree.fanout > kMaxTreeFanout) {
+    throw model::InputError(model::InputProblem::kBadParameter,
+                            fmt::format("tree fanout {} is out of range 1..{}", tree.fanout, kMaxTreeFanout));
+  }
+  const TableSize size = table_size(tree);
+  const auto what = fmt::format("a tree of depth {} and fanout {} has {} paths, {} operations and {} pairs",
+                                tree.depth, tree.fanout, size.paths, count_text(size.operations),
+                                count_text(size.pairs));
+  if (size.pairs > max_pairs) {
+    throw model::InputError(model::InputProblem::kBadParameter,
+                            fmt::format("{}, over the limit of {} pairs set by --max-pairs; use a smaller "
+                                        "--depth or --fanout, or raise --max-pairs",
+                                        what, max_pairs));
+  }
+  if (size.operations > max_table_operations(schemes)) {
+    throw model::InputError(
+        model::InputProblem::kBadParameter,
+        fmt::format("{}, over the limit of {} operations for {} schemes (about {} bytes each in memory, {} GiB in "
+                    "all), which no flag raises; use a smaller --depth or --fanout, or fewer schemes",
+                    what, max_table_operations(schemes), schemes,
+                    kTableBytesPerOperation + kTableBytesPerOperationAndScheme * schemes, kTableMemoryBudget >> 30));
+  }
+}
+
 }  // namespace
+
+TableSize table_size(const TreeSpec& tree) {
+  TableSize size;
+  std::uint64_t level = 1;  // paths at the current depth
+  for (int d = 0; d <= tree.depth; ++d) {
+    size.paths = saturating_add(size.paths, level);
+    level = saturating_mul(level, static_cast<std::uint64_t>(std::max(tree.fanout, 0)));
+  }
+  const std::uint64_t ordered = saturating_mul(size.paths, size.paths == 0 ? 0 : size.paths - 1);
+  size.operations = saturating_add(saturating_mul(3, size.paths), saturating_mul(2, ordered));
+  // n (n + 1) / 2 without overflowing first: halve whichever factor is even.
+  const std::uint64_t n = size.operations;
+  size.pairs = n == TableSize::kSaturated ? TableSize::kSaturated
+               : n % 2 == 0              ? saturating_mul(n / 2, n + 1)
+                                         : saturating_mul(n, (n + 1) / 2);
+  return size;
+}
 
 StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, const TreeSpec& tree,
                               const Progress& progress, std::uint64_t max_pairs) {
+  check_table_size(tree, schemes.size(), max_pairs);
   StaticAnalysis out;
   out.tree = tree;
   out.paths = generate_tree(tree);
@@ -29,13 +92,6 @@ StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, cons
   const std::size_t n = ops.size();
   out.operations = n;
   out.pairs = static_cast<std::uint64_t>(n) * (n + 1) / 2;
-  if (out.pairs > max_pairs) {
-    throw model::InputError(
-        model::InputProblem::kBadParameter,
-        fmt::format("a tree of depth {} and fanout {} has {} operations and {} pairs, over the "
-                    "limit of {}; use a smaller tree",
-                    tree.depth, tree.fanout, n, out.pairs, max_pairs));
-  }
 
   std::vector<model::Request> requests;
   requests.reserve(n);

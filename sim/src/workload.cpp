@@ -42,6 +42,13 @@ double sample_hold(HoldDistribution h, double mean, Rng& rng) {
 
 }  // namespace
 
+std::optional<InvalidKeys> invalid_keys_from_string(const std::string& text) {
+  if (text == "fail") return InvalidKeys::kFail;
+  if (text == "skip") return InvalidKeys::kSkip;
+  return std::nullopt;
+}
+const char* to_string(InvalidKeys policy) { return policy == InvalidKeys::kFail ? "fail" : "skip"; }
+
 void validate(const WorkloadSpec& s) {
   const std::string src = "workload \"" + s.name + "\"";
   if (!s.keys_file) {
@@ -60,19 +67,22 @@ void validate(const WorkloadSpec& s) {
   if (!(s.hold_mean >= 0 && std::isfinite(s.hold_mean))) fail(src, "hold.mean", "must be finite and >= 0");
   if (!(s.lock_step_time >= 0 && std::isfinite(s.lock_step_time))) fail(src, "lock_step_time", "must be finite and >= 0");
   if (s.tasks < 1 || s.tasks > kMaxTasks) fail(src, "tasks", fmt::format("must be in [1, {}]", kMaxTasks));
+  if (s.load == LoadMode::kClosed &&
+      static_cast<std::uint64_t>(s.tasks) * static_cast<std::uint64_t>(s.clients) > kMaxTaskClientProduct) {
+    fail(src, "tasks",
+         fmt::format("{} tasks for {} clients is over the limit of {} for tasks x clients; lower tasks or "
+                     "load.clients (or --tasks, --levels)",
+                     s.tasks, s.clients, kMaxTaskClientProduct));
+  }
 }
 
 WorkloadSpec parse_workload(const std::string& text, const std::string& source,
                             const std::filesystem::path& base_dir) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {  // parse errors and number overflow alike
-    fail(source, "", fmt::format("not valid JSON: {}", e.what()));
-  }
+  const json j = impl::jsonio::parse_json(text, source);
   WorkloadSpec s;
   ObjectReader top(j, source, "");
-  top.only({"name", "tree", "keys_file", "include_root", "mix", "zipf", "load", "hold", "lock_step_time", "tasks"});
+  top.only({"name", "tree", "keys_file", "invalid_keys", "include_root", "mix", "zipf", "load", "hold",
+            "lock_step_time", "tasks"});
   if (auto name = top.string("name")) s.name = *name;
   if (top.has("tree") && top.has("keys_file")) fail(source, "tree", "give either tree or keys_file, not both");
   if (top.has("tree")) {
@@ -84,6 +94,12 @@ WorkloadSpec parse_workload(const std::string& text, const std::string& source,
   if (auto keys = top.string("keys_file")) {
     std::filesystem::path p(*keys);
     s.keys_file = p.is_absolute() ? p : base_dir / p;
+  }
+  if (auto policy = top.string("invalid_keys")) {
+    if (!s.keys_file) fail(source, "invalid_keys", "only with keys_file");
+    const auto parsed = invalid_keys_from_string(*policy);
+    if (!parsed) fail(source, "invalid_keys", fmt::format("\"{}\" is not \"fail\" or \"skip\"", *policy));
+    s.invalid_keys = *parsed;
   }
   top.boolean("include_root", s.include_root);
   if (top.has("mix")) {
@@ -149,35 +165,70 @@ json to_json(const WorkloadSpec& s) {
          {"hold", {{"distribution", to_string(s.hold)}, {"mean", s.hold_mean}}},
          {"lock_step_time", s.lock_step_time},
          {"tasks", s.tasks}};
-  if (s.keys_file) j["keys_file"] = s.keys_file->string();
+  if (s.keys_file) {
+    j["keys_file"] = s.keys_file->string();
+    j["invalid_keys"] = to_string(s.invalid_keys);
+    j["skipped_keys"] = s.skipped_keys;
+  }
   else j["tree"] = {{"depth", s.tree.depth}, {"fanout", s.tree.fanout}};
   if (s.load == LoadMode::kClosed) j["load"] = {{"mode", "closed"}, {"clients", s.clients}, {"think_time", s.think_time}};
   else j["load"] = {{"mode", "open"}, {"arrival_rate", s.arrival_rate}};
   return j;
 }
 
+std::string describe_bad_keys(const KeyListing& listing, const std::filesystem::path& file) {
+  std::string out = fmt::format("{}: {} of {} keys are not paths the model accepts", file.string(), listing.bad_keys,
+                                listing.keys);
+  for (const auto& bad : listing.first_bad) {
+    out += fmt::format("\n  {}:{}: {} (key \"{}\")", file.string(), bad.line, bad.why, bad.key);
+  }
+  if (listing.bad_keys > listing.first_bad.size()) {
+    out += fmt::format("\n  ... and {} more", listing.bad_keys - listing.first_bad.size());
+  }
+  return out;
+}
+
+KeyListing read_key_listing(const std::filesystem::path& file, InvalidKeys policy) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(InputProblem::kBadParameter, fmt::format("cannot read keys file {}", file.string()));
+  KeyListing listing;
+  std::set<model::Path> all{model::Path::root()};
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    ++listing.keys;
+    try {
+      const auto p = model::Path::from_key(line);
+      for (auto& a : p.proper_ancestors()) all.insert(std::move(a));
+      all.insert(p);
+    } catch (const InputError& e) {
+      ++listing.bad_keys;
+      if (listing.first_bad.size() < kMaxReportedBadKeys) listing.first_bad.push_back({number, line, e.what()});
+    }
+    if (all.size() > kMaxListedPaths) {
+      throw InputError(InputProblem::kBadParameter,
+                       fmt::format("{}:{}: the keys so far name more than {} paths (keys and their folders, about "
+                                   "{} bytes each), the limit; use a smaller listing",
+                                   file.string(), number, kMaxListedPaths, kBytesPerListedPath));
+    }
+  }
+  if (listing.bad_keys > 0 && policy == InvalidKeys::kFail) {
+    throw InputError(InputProblem::kBadParameter,
+                     describe_bad_keys(listing, file) +
+                         "\nto leave them out, set \"invalid_keys\": \"skip\" in the workload or pass --invalid-keys skip");
+  }
+  if (all.size() == 1) throw InputError(InputProblem::kBadParameter, fmt::format("{}: no usable keys", file.string()));
+  listing.paths.assign(all.begin(), all.end());
+  return listing;
+}
+
 std::vector<model::Path> workload_paths(const WorkloadSpec& spec) {
   std::vector<model::Path> paths;
   if (spec.keys_file) {
-    std::ifstream in(*spec.keys_file, std::ios::binary);
-    if (!in) throw InputError(InputProblem::kBadParameter, fmt::format("cannot read keys file {}", spec.keys_file->string()));
-    std::set<model::Path> all{model::Path::root()};
-    std::string line;
-    std::size_t number = 0;
-    while (std::getline(in, line)) {
-      ++number;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      try {
-        const auto p = model::Path::from_key(line);
-        for (auto& a : p.proper_ancestors()) all.insert(std::move(a));
-        all.insert(p);
-      } catch (const InputError& e) {
-        throw InputError(e.problem(), fmt::format("{}:{}: {}", spec.keys_file->string(), number, e.what()));
-      }
-    }
-    if (all.size() == 1) throw InputError(InputProblem::kBadParameter, fmt::format("{}: no keys", spec.keys_file->string()));
-    paths.assign(all.begin(), all.end());
+    paths = read_key_listing(*spec.keys_file, spec.invalid_keys).paths;
   } else {
     paths = generate_tree(spec.tree);
   }

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,8 +25,10 @@ struct CliRun {
   std::string output;  // stdout and stderr
 };
 
-CliRun run(const std::string& args) {
-  const std::string cmd = std::string(PATHLOCK_BINARY) + " " + args + " 2>&1";
+// `prefix` goes before the program in the shell command (a ulimit, a
+// variable).
+CliRun run_in_shell(const std::string& prefix, const std::string& args) {
+  const std::string cmd = prefix + std::string(PATHLOCK_BINARY) + " " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return {-1, "popen failed"};
   std::string out;
@@ -34,6 +37,8 @@ CliRun run(const std::string& args) {
   const int raw = pclose(pipe);
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
 }
+
+CliRun run(const std::string& args) { return run_in_shell("", args); }
 
 TEST(Cli, SchemesListsOnePerLineNameFirst) {
   const CliRun r = run("schemes");
@@ -99,7 +104,7 @@ void expect_rejected(const std::vector<BadInput>& cases, int status = -1) {
   }
 }
 
-TEST(Cli, BadInputGetsAClearErrorAndNonZeroExit) {
+TEST(Cli, BadInputGetsAClearErrorAndExit2) {
   expect_rejected({
       {"tables --depth 0", "--depth"},
       {"tables --fanout 99", "--fanout"},
@@ -116,7 +121,9 @@ TEST(Cli, BadInputGetsAClearErrorAndNonZeroExit) {
       {"plan read /a/", "ends with '/'"},
       {"plan read ''", "key is empty"},
       {"plan read \"$(printf 'a\\377')\"", "not valid UTF-8"},
-  });
+      {"plan --scheme-file /nonexistent.json read /a", "/nonexistent.json"},
+      {"simulate --invalid-keys maybe", "--invalid-keys"},
+  }, 2);
 }
 
 
@@ -164,7 +171,7 @@ TEST(Cli, BadSimulateAndReplayInputIsRejectedClearly) {
       {"simulate --scheme nope", "unknown scheme"},
       {"replay", "file"},
       {"replay /nonexistent.json", "/nonexistent.json"},
-  });
+  }, 2);
   const auto in_dir = [&](const char* prefix, const char* file) { return prefix + (dir / file).string(); };
   const std::vector<std::string> args{in_dir("simulate --workload ", "bad-workload.json"),
                                       in_dir("replay ", "not-json.json"), in_dir("replay ", "wrong-schema.json"),
@@ -194,7 +201,7 @@ TEST(Cli, ExploreJudgesTheShippedSchemeFiles) {
   const CliRun self = run("explore " + into + scheme("per-role"));
   EXPECT_EQ(self.status, 3) << self.output;
   EXPECT_NE(self.output.find("waits for a lock it holds itself"), std::string::npos) << self.output;
-  const CliRun seed = run("explore " + into);  // the scenario names path-rwa, seed 000 as written
+  const CliRun seed = run("explore " + into);  // the scenario names path-rwa, the scheme as first proposed
   EXPECT_EQ(seed.status, 3) << seed.output;
   EXPECT_NE(seed.output.find("verdict: safety violation"), std::string::npos) << seed.output;
   for (const char* fine : {"path-rwa-joined", "deepest-first"}) {
@@ -256,8 +263,9 @@ TEST(Cli, SchemesExportLoadsBack) {
   EXPECT_NE(run("schemes --export nope").status, 0);
 }
 
-// `check` on the shipped scheme files: the three broken variants issue 4
-// names and seed 000's scheme 4 fail with a minimal counterexample (exit 3);
+// `check` on the shipped scheme files: the three broken variants (request
+// order, depth-only order, per-role modes) and path-rwa as first proposed
+// fail with a minimal counterexample (exit 3);
 // the corrected scheme and a harmless reordering pass (exit 0).
 TEST(Cli, CheckJudgesTheSeedSchemeAndTheShippedVariants) {
   const std::string src = PATHLOCK_SOURCE_DIR;
@@ -318,10 +326,10 @@ TEST(Cli, CheckRejectsBadInputClearly) {
       {"check --scheme nope", 2, "unknown scheme \"nope\""},
       {"check --order sideways", 2, "unknown order"},
       {"check --scheme-file " + bad_scheme, 2, "bad.json: modes"},
-      {"check --family huge", 105, "--family"},
-      {"check --pct-depth 0", 105, "--pct-depth"},
-      {"check --runs -3", 105, "--runs"},
-      {"check --scheme-file /nonexistent.json", 105, "/nonexistent.json"},
+      {"check --family huge", 2, "--family"},
+      {"check --pct-depth 0", 2, "--pct-depth"},
+      {"check --runs -3", 2, "--runs"},
+      {"check --scheme-file /nonexistent.json", 2, "/nonexistent.json"},
   };
   for (const auto& c : cases) {
     const CliRun r = run(c.args + " --no-files");
@@ -368,6 +376,164 @@ TEST(Cli, CrosscheckFailsOnADisagreement) {
   EXPECT_EQ(missing.status, 1) << missing.output;
   EXPECT_NE(missing.output.find("cannot run SPIN"), std::string::npos) << missing.output;
   EXPECT_NE(run("crosscheck").status, 0);
+}
+
+// A fresh folder under the system's temporary folder, removed at the end.
+class ScratchFolder {
+ public:
+  explicit ScratchFolder(const std::string& name) : path_(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchFolder() { std::filesystem::remove_all(path_); }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+    return (path_ / name).string();
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Runs the program under a 2 GiB address-space limit, so that a regression
+// to allocating first fails fast instead of taking the machine's memory.
+CliRun run_bounded(const std::string& args) { return run_in_shell("ulimit -v 2097152; ", args); }
+
+// --depth and --fanout allow trees far too large to enumerate: they are
+// refused from depth and fanout alone, before any allocation, naming the
+// limit and the flag.
+TEST(Cli, TablesRefusesHugeTreesFastWithExit2) {
+  for (const std::string tree : {"--depth 6 --fanout 8", "--depth 4 --fanout 8"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const CliRun r = run_bounded("tables --no-files " + tree);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.status, 2) << tree << ": " << r.output;
+    EXPECT_NE(r.output.find("set by --max-pairs"), std::string::npos) << r.output;
+    EXPECT_LT(seconds, 5.0) << tree;
+    const CliRun raised = run_bounded("tables --no-files --max-pairs 18446744073709551615 " + tree);
+    EXPECT_EQ(raised.status, 2) << tree << ": " << raised.output;
+    EXPECT_NE(raised.output.find("which no flag raises; use a smaller --depth or --fanout"), std::string::npos)
+        << raised.output;
+  }
+}
+
+// Ten million tasks for a hundred thousand clients passed validation and
+// then ran out of memory drawing schedules.
+TEST(Cli, HugeWorkloadsAreRefusedBeforeRunning) {
+  const ScratchFolder dir("pathlock-cli-huge-workload");
+  const auto huge = dir.write("huge.json", R"({"tasks": 10000000, "load": {"clients": 100000}})");
+  const CliRun r = run_bounded("simulate --no-plots --out " + dir.path().string() + " --workload " + huge);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("for tasks x clients; lower tasks or load.clients"), std::string::npos) << r.output;
+  const CliRun levels = run_bounded("simulate --no-plots --tasks 5000000 --levels 1,2 --out " + dir.path().string());
+  EXPECT_EQ(levels.status, 2) << levels.output;
+  EXPECT_NE(levels.output.find("give fewer --levels"), std::string::npos) << levels.output;
+}
+
+TEST(Cli, VersionComesFromTheBuild) {
+  const CliRun r = run("--version");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, std::string("pathlock ") + PATHLOCK_VERSION + "\n");
+}
+
+// Flag errors are bad input (2), like bad file contents; --help is not an error.
+TEST(Cli, FlagErrorsExit2InEverySubcommand) {
+  for (const char* args : {"tables --depth 0", "simulate --nope", "check --family huge", "explore", "replay",
+                           "plan --scheme", "promela --out", "crosscheck --max-states 0", "schemes --export"}) {
+    EXPECT_EQ(run(args).status, 2) << args;
+  }
+  EXPECT_EQ(run("tables --help").status, 0);
+}
+
+// A replay that does not reproduce its recorded outcome is a failure (3), and
+// a field of the wrong type is bad input (2), not an I/O failure.
+TEST(Cli, ReplayThatDoesNotReproduceExits3) {
+  const ScratchFolder dir("pathlock-cli-replay");
+  const std::string schedule = R"("schedule": {"clients": 1, "tasks": [{"op": "read", "paths": ["/a"]}]})";
+  const auto wrong = dir.write("wrong.json", R"({"schema": "pathlock.replay/1", "scheme": "path-rw", "seed": 3,
+                                                  "outcome": "deadlock", )" + schedule + "}");
+  const CliRun r = run("replay " + wrong);
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("reproduced: NO"), std::string::npos) << r.output;
+  const auto right = dir.write("right.json", R"({"schema": "pathlock.replay/1", "scheme": "path-rw", "seed": 3,
+                                                  "outcome": "completed", )" + schedule + "}");
+  EXPECT_EQ(run("replay " + right).status, 0);
+  const auto typed = dir.write("typed.json", R"({"schema": "pathlock.replay/1", "scheme": "path-rw", "seed": "x", )" +
+                                                 schedule + "}");
+  const CliRun bad = run("replay " + typed);
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("seed"), std::string::npos) << bad.output;
+  const CliRun file = run("replay " + right + " --scheme-file " + std::string(PATHLOCK_SOURCE_DIR) +
+                          "/sim/schemes/per-role.json");
+  EXPECT_EQ(file.status, 0) << file.output;
+}
+
+// Every subcommand that takes a scheme takes a scheme file too.
+TEST(Cli, SchemeFilesWorkWhereverSchemesDo) {
+  const std::string file = std::string(PATHLOCK_SOURCE_DIR) + "/sim/schemes/deepest-first.json";
+  const CliRun plan = run("plan --scheme-file " + file + " copy /a /a/b");
+  EXPECT_EQ(plan.status, 0) << plan.output;
+  EXPECT_NE(plan.output.find("deepest-first"), std::string::npos) << plan.output;
+  const CliRun tables = run("tables --no-files --depth 2 --scheme-file " + file);
+  EXPECT_EQ(tables.status, 0) << tables.output;
+  EXPECT_NE(tables.output.find("deepest-first"), std::string::npos) << tables.output;
+}
+
+// A number that overflows a double (1e999) is bad input in scheme and
+// scenario files, not an escaped exception.
+TEST(Cli, NumbersThatOverflowAreBadInput) {
+  const ScratchFolder dir("pathlock-cli-overflow");
+  const auto scenario = dir.write("scenario.json", R"({"tasks": [["read /a"]], "name": 1e999})");
+  const auto good = dir.write("good.json", R"({"tasks": [["read /a"]]})");
+  const auto scheme = dir.write("scheme.json", R"({"name": 1e999})");
+  for (const std::string& args : {"explore " + scenario, "explore " + good + " --scheme-file " + scheme,
+                                  "promela " + scenario, "plan --scheme-file " + scheme + " read /a"}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("not valid JSON"), std::string::npos) << r.output;
+  }
+}
+
+// SPIN failing must not leave the temporary folder behind.
+TEST(Cli, CrosscheckRemovesItsTemporaryFolderOnFailure) {
+  const ScratchFolder dir("pathlock-cli-crosscheck-tmp");
+  const auto tmp = dir.path() / "tmp";
+  std::filesystem::create_directories(tmp);
+  const auto spin = dir.write("spin", "#!/bin/sh\nif [ \"$1\" = -V ]; then echo 'Spin Version 0'; exit 0; fi\n"
+                                      "echo 'spin: broken'; exit 1\n");
+  std::filesystem::permissions(spin, std::filesystem::perms::owner_all);
+  const std::string scenario = std::string(PATHLOCK_SOURCE_DIR) + "/sim/scenarios/opposite-copies.json";
+  const CliRun r = run_in_shell("TMPDIR=" + tmp.string() + " ",
+                                "crosscheck --scheme path-rw --scenario " + scenario + " --spin " + spin);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("spin: broken"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "left behind: " << std::filesystem::directory_iterator(tmp)->path();
+  const CliRun cc = run_in_shell("TMPDIR=" + tmp.string() + " ",
+                                 "crosscheck --scheme path-rw --scenario " + scenario + " --cc /nonexistent/cc");
+  EXPECT_NE(cc.status, 0) << cc.output;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp));
+}
+
+// A bucket listing with keys S3 accepts and the model rejects: every bad key
+// is named with its line, and --invalid-keys skip runs without them.
+TEST(Cli, BucketListingsWithBadKeys) {
+  const ScratchFolder dir("pathlock-cli-keys");
+  dir.write("keys.txt", "photos/a.jpg\n/leading\ndocs/x\ndocs//y\nphotos/b.jpg\n");
+  const auto workload = dir.write("w.json", R"({"keys_file": "keys.txt", "tasks": 100})");
+  const std::string common = "simulate --no-plots --levels 1 --scheme path-rwa-joined --workload " + workload;
+  const CliRun failed = run(common + " --out " + (dir.path() / "fail").string());
+  EXPECT_EQ(failed.status, 2) << failed.output;
+  EXPECT_NE(failed.output.find("2 of 5 keys"), std::string::npos) << failed.output;
+  EXPECT_NE(failed.output.find("keys.txt:2:"), std::string::npos) << failed.output;
+  EXPECT_NE(failed.output.find("keys.txt:4:"), std::string::npos) << failed.output;
+  const CliRun skipped = run(common + " --invalid-keys skip --out " + (dir.path() / "skip").string());
+  EXPECT_EQ(skipped.status, 0) << skipped.output;
+  EXPECT_NE(skipped.output.find("warning: skipping keys"), std::string::npos) << skipped.output;
+  const auto json = nlohmann::json::parse(slurp(dir.path() / "skip" / "simulate.json"));
+  EXPECT_EQ(json["workloads"]["sweep"]["skipped_keys"], 2) << json["workloads"]["sweep"].dump();
 }
 
 }  // namespace

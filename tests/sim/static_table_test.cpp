@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <map>
 
 #include "pathlock/model/error.hpp"
@@ -89,11 +91,11 @@ bool reads_above_own_write(const model::Request& r) {
   return false;
 }
 
-// Known result, recorded rather than hidden: seed 000's scheme 4, as written,
-// lets conflicting multi-path pairs hold their locks together. Every such pair
+// Known result, recorded rather than hidden: path-rwa (per-role modes, the
+// scheme as first proposed) lets conflicting multi-path pairs hold their locks together. Every such pair
 // has a request that reads an ancestor of a path it writes (a copy into its own
 // subtree), and the corrected variant has none.
-TEST(StaticTable, KnownResultSeed000Scheme4IsUnsafeForCopiesIntoTheirOwnSubtree) {
+TEST(StaticTable, KnownResultPathRwaIsUnsafeForCopiesIntoTheirOwnSubtree) {
   const auto& a = default_analysis();
   const auto& rwa = table_of(a, "path-rwa");
   EXPECT_FALSE(rwa.safe());
@@ -167,6 +169,47 @@ TEST(StaticTable, BadTreesAreRejected) {
   EXPECT_NE(problem_with({2, 0}).find("fanout 0"), std::string::npos);
   EXPECT_NE(problem_with({3, 1}).find("no pair of category 3"), std::string::npos);
   EXPECT_NE(problem_with({3, 2}, 1000).find("over the limit of 1000"), std::string::npos);
+}
+
+// The size computed from depth and fanout alone is the size enumerated.
+TEST(StaticTable, TableSizeIsTheEnumeratedSize) {
+  for (int depth = 1; depth <= 3; ++depth) {
+    for (int fanout = 1; fanout <= 3; ++fanout) {
+      const auto paths = generate_tree({depth, fanout});
+      const auto ops = enumerate_operations(paths);
+      const TableSize size = table_size({depth, fanout});
+      EXPECT_EQ(size.paths, paths.size()) << depth << " " << fanout;
+      EXPECT_EQ(size.operations, ops.size()) << depth << " " << fanout;
+      EXPECT_EQ(size.pairs, ops.size() * (ops.size() + 1) / 2) << depth << " " << fanout;
+    }
+  }
+  // Depth 6, fanout 8: 299,593 paths, about 1.8e11 operations; the pairs do
+  // not fit in 64 bits and saturate instead of wrapping around.
+  const TableSize largest = table_size({kMaxTreeDepth, kMaxTreeFanout});
+  EXPECT_EQ(largest.paths, 299'593u);
+  EXPECT_EQ(largest.operations, 3 * largest.paths + 2 * largest.paths * (largest.paths - 1));
+  EXPECT_EQ(largest.pairs, TableSize::kSaturated);
+  EXPECT_EQ(table_size({4, 8}).operations, 43'828'203u);  // README, "Bounded inputs"
+}
+
+// The largest trees --depth and --fanout allow are refused before anything is
+// enumerated: whatever --max-pairs says, the operations would not fit in memory.
+TEST(StaticTable, TreesTooLargeForMemoryAreRefusedWhateverMaxPairsSays) {
+  for (const TreeSpec tree : {TreeSpec{6, 8}, TreeSpec{4, 8}}) {
+    for (const std::uint64_t max_pairs : {kDefaultMaxPairs, TableSize::kSaturated}) {
+      try {
+        (void)analyze_static(impl::builtin_schemes(), tree, {}, max_pairs);
+        ADD_FAILURE() << "accepted depth " << tree.depth << " fanout " << tree.fanout;
+      } catch (const model::InputError& e) {
+        const std::string why = e.what();
+        const bool by_pairs = why.find("set by --max-pairs") != std::string::npos;
+        const bool by_memory =
+            why.find(fmt::format("over the limit of {} operations for {} schemes", max_table_operations(5), 5)) !=
+            std::string::npos;
+        EXPECT_TRUE(max_pairs == kDefaultMaxPairs ? by_pairs : by_memory) << why;
+      }
+    }
+  }
 }
 
 TEST(Tree, NamesShareStringPrefixes) {

@@ -28,6 +28,17 @@ using nlohmann::json;
                    fmt::format("{}: {}{}{}", source, field, field.empty() ? "" : ": ", why));
 }
 
+// The text as JSON. Every nlohmann error is bad input: syntax errors, and
+// numbers that overflow a double (1e999), which nlohmann reports as
+// out_of_range rather than parse_error.
+inline json parse_json(const std::string& text, const std::string& source) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    fail(source, "", fmt::format("not valid JSON: {}", e.what()));
+  }
+}
+
 // Reads one JSON object strictly: known keys only, typed, in range.
 class ObjectReader {
  public:

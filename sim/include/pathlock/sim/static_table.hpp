@@ -7,7 +7,8 @@
 //   the scheme         impl::plans_conflict(plan(A), plan(B))
 // and the results are folded into:
 //   - the six pair categories (single-path pairs): a category is blocked iff
-//     some pair of it has conflicting plans (DESIGN.md, "blocks");
+//     some pair of it has conflicting plans (one blocked pair is enough to
+//     call the category blocked);
 //   - both scores, derived from the category verdicts;
 //   - unsafe pairs: the requests conflict but the plans can be held together;
 //   - over-blocked pairs: the plans conflict but the requests do not.
@@ -91,11 +92,38 @@ struct StaticAnalysis {
 
 inline constexpr std::uint64_t kDefaultMaxPairs = 50'000'000;
 
+// How big a table a tree makes, computed from depth and fanout alone, before
+// anything is enumerated. Counts that do not fit in 64 bits saturate at
+// kSaturated (the tree is then refused whatever the limits).
+struct TableSize {
+  static constexpr std::uint64_t kSaturated = UINT64_MAX;
+  std::uint64_t paths = 0;       // the root and every folder below it
+  std::uint64_t operations = 0;  // 3 per path, plus rename and copy per ordered pair of paths
+  std::uint64_t pairs = 0;       // unordered pairs of operations, each with itself included
+};
+TableSize table_size(const TreeSpec& tree);
+
+// The most operations a table over `schemes` schemes may hold, whatever
+// --max-pairs says. Every operation is kept in memory with its request and one
+// plan per scheme. Measured resident memory (depth 4, fanout 4: 233,243
+// operations) was about 260 bytes per operation plus 290 per operation and
+// scheme (five built-in schemes: 389 MB; each twice: 719 MB; path-rwa-joined
+// alone, the largest plans: 156 MB); the constants round that up to 512 and
+// 512, and the cap keeps the table under kTableMemoryBudget, well inside a
+// 24 GiB machine.
+inline constexpr std::uint64_t kTableBytesPerOperation = 512;
+inline constexpr std::uint64_t kTableBytesPerOperationAndScheme = 512;
+inline constexpr std::uint64_t kTableMemoryBudget = std::uint64_t{4} << 30;
+constexpr std::uint64_t max_table_operations(std::size_t schemes) {
+  return kTableMemoryBudget / (kTableBytesPerOperation + kTableBytesPerOperationAndScheme * schemes);
+}
+
 // Called now and then with (pairs done, pairs in all).
 using Progress = std::function<void(std::uint64_t, std::uint64_t)>;
 
-// Throws InputError(kBadParameter) if the tree is out of range, if some pair
-// category does not occur in it, or if it has more than `max_pairs` pairs.
+// Throws InputError(kBadParameter) if the tree is out of range, if it has
+// more than `max_pairs` pairs or max_table_operations operations (both checked
+// before anything is allocated), or if some pair category does not occur in it.
 StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, const TreeSpec& tree,
                               const Progress& progress = {},
                               std::uint64_t max_pairs = kDefaultMaxPairs);
