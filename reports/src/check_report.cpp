@@ -86,46 +86,100 @@ std::string scheme_line(const impl::Scheme& s) {
                      impl::to_string(s.joining()));
 }
 
+Cell status_cell(sim::EvidenceStatus status) {
+  switch (status) {
+    case sim::EvidenceStatus::kPass: return {"✓ pass", CellStyle::kAllow};
+    case sim::EvidenceStatus::kFail: return {"✗ fail", CellStyle::kBlock};
+    case sim::EvidenceStatus::kIncomplete: return {"? incomplete", CellStyle::kPlain};
+    case sim::EvidenceStatus::kWeak: return {"~ weak", CellStyle::kPlain};
+    case sim::EvidenceStatus::kNoPower: return {"– no power", CellStyle::kPlain};
+  }
+  return {"?", CellStyle::kPlain};
+}
+
+// "6 pass, 1 weak": the rows of each status, in the enum's order.
+std::string evidence_text(const sim::CheckResult& r) {
+  std::vector<sim::EvidenceStatus> rows{r.static_status};
+  for (const auto& p : r.family) {
+    if (p.scenarios > 0) rows.push_back(p.status);
+  }
+  if (family_scenarios(r) == 0) rows.push_back(sim::EvidenceStatus::kNoPower);  // the family, not run
+  for (const auto& c : r.campaigns) rows.push_back(c.status);
+  std::vector<std::string> parts;
+  for (const auto status : {sim::EvidenceStatus::kPass, sim::EvidenceStatus::kFail, sim::EvidenceStatus::kIncomplete,
+                            sim::EvidenceStatus::kWeak, sim::EvidenceStatus::kNoPower}) {
+    const auto n = std::count(rows.begin(), rows.end(), status);
+    if (n > 0) parts.push_back(fmt::format("{} {}", n, sim::to_string(status)));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string campaign_power(const sim::CheckResult& r, const sim::SchedulerCampaign& c) {
+  const auto& o = r.options;
+  std::string text = fmt::format("{} runs over {} scenarios ({} each)", c.runs, r.campaign_scenarios.size(),
+                                 o.runs_per_scenario);
+  if (c.depth == 0) {
+    return text + fmt::format("; no detection bound (weak below {} runs per scenario)", sim::kMinRandomRunsPerScenario);
+  }
+  return text + fmt::format("; per-run bound {}..{}; all runs of the worst scenario miss a depth-{} bug with "
+                            "probability ≤ {} (weak above {})",
+                            bound_text(c.min_bound), bound_text(c.max_bound), c.depth, bound_text(c.worst_miss),
+                            bound_text(sim::kWeakMissBound));
+}
+
+std::string shrink_text(const sim::MinimalCounterexample& c) {
+  std::string text;
+  if (c.shrink_stop == sim::ShrinkStop::kOneMinimal) {
+    text = fmt::format("It is 1-minimal: each of its {} candidates (one task or one request removed, or one request "
+                       "simplified) was tried and fails no more.",
+                       c.final_candidates);
+  } else {
+    text = fmt::format("Shrinking stopped at its limit of {} candidates, so the result may not be 1-minimal.",
+                       c.shrink_limit);
+  }
+  if (c.sampled_rejections > 0) {
+    text += fmt::format(" {} rejected candidates passed the state limit and were judged by the campaigns' schedulers, "
+                        "not exhaustively.",
+                        c.sampled_rejections);
+  }
+  return text;
+}
+
 void scheme_section(Document& doc, const CheckedScheme& cs, Pictures pictures) {
   const auto& r = *cs.result;
   const auto& o = r.options;
   doc.heading(2, fmt::format("{}: {}", r.scheme, sim::to_string(r.verdict)));
   doc.paragraph(fmt::format("Scheme {} ({}).", r.scheme, scheme_line(*cs.scheme)));
   Table t;
-  t.header = {"evidence", "scope", "searched", "failures", "result"};
+  t.header = {"evidence", "scope", "power", "failures", "result"};
   const auto& st = r.statics;
   t.rows.push_back({{"static table"},
-                    {fmt::format("every operation pair, tree depth {} fanout {}", o.static_tree.depth,
+                    {fmt::format("every operation pair, tree depth {} fanout {}; safety only", o.static_tree.depth,
                                  o.static_tree.fanout)},
                     {fmt::format("{} pairs; score {}/{}, {} over-blocked", st.pairs, st.score8.achieved,
                                  st.score8.possible, st.over_blocked_pairs)},
                     count_cell(st.unsafe_pairs),
-                    st.safe() ? allow_cell() : block_cell()});
+                    status_cell(r.static_status)});
+  if (family_scenarios(r) == 0) {
+    t.rows.push_back({{"family"}, {"not explored (--family none)"}, {"0 scenarios"}, count_cell(0),
+                      status_cell(sim::EvidenceStatus::kNoPower)});
+  }
   for (const auto& p : r.family) {
-    if (p.scenarios == 0) continue;  // --family none
-    const std::uint64_t failures = p.violations + p.deadlocks;
+    if (p.scenarios == 0) continue;
     t.rows.push_back({{fmt::format("family: {}", sim::to_string(p.part))},
                       {fmt::format("every interleaving, {} family", sim::to_string(o.family))},
                       {fmt::format("{} scenarios, {} states, {} transitions{}", p.scenarios, p.states, p.transitions,
                                    p.incomplete ? fmt::format(", {} over the state limit", p.incomplete) : "")},
-                      count_cell(failures),
-                      failures == 0 && p.incomplete == 0 ? allow_cell()
-                      : failures == 0                    ? Cell{"?", CellStyle::kPlain}
-                                                         : block_cell()});
+                      count_cell(p.violations + p.deadlocks),
+                      status_cell(p.status)});
   }
   for (const auto& c : r.campaigns) {
-    const std::string name = "campaign: " + c.scheduler;
-    std::string searched = fmt::format("{} runs over {} scenarios", c.runs, r.campaign_scenarios.size());
-    if (c.depth) {
-      searched += fmt::format("; per-run bound {}..{}, all {} runs miss ≤ {}", bound_text(c.min_bound),
-                              bound_text(c.max_bound), o.runs_per_scenario, bound_text(c.worst_miss));
-    }
-    t.rows.push_back({{name},
+    t.rows.push_back({{"campaign: " + c.scheduler},
                       {fmt::format("{}-{} tasks, 1-{} requests, seed {}", o.campaign.min_tasks, o.campaign.max_tasks,
                                    o.campaign.max_requests, o.seed)},
-                      {searched},
+                      {campaign_power(r, c)},
                       count_cell(c.failing_runs),
-                      c.failing_runs == 0 ? allow_cell() : block_cell()});
+                      status_cell(c.status)});
   }
   doc.table(std::move(t));
   for (const auto& f : r.findings) doc.alert(f);
@@ -134,9 +188,9 @@ void scheme_section(Document& doc, const CheckedScheme& cs, Pictures pictures) {
   doc.heading(3, "Minimal counterexample");
   doc.paragraph(fmt::format(
       "Found by {} in a scenario of {} ({}); shrunk with RapidCheck's shrink library in {} steps ({} candidates "
-      "judged) to {}. The schedule is the failing one with the fewest preemptions: {}{}, {} steps.",
+      "judged) to {}. {} The schedule is the failing one with the fewest preemptions: {}{}, {} steps.",
       c.found_by, size_text(c.original), tasks_text(c.original), c.shrink_steps, c.shrink_tried,
-      size_text(c.scenario), c.preemptions,
+      size_text(c.scenario), shrink_text(c), c.preemptions,
       c.original_preemptions ? fmt::format(" (the run that found it had {})", *c.original_preemptions) : "",
       c.trace.trace.size()));
   std::string trace = tasks_text(c.scenario) + "\n\n";
@@ -254,21 +308,33 @@ Document check_document(std::span<const CheckedScheme> checked, Pictures picture
   doc.heading(1, "pathlock check");
   if (!checked.empty()) {
     const auto& o = checked.front().result->options;
+    const std::string family =
+        o.family == sim::FamilySize::kNone
+            ? std::string("by no family of scenarios (--family none)")
+            : fmt::format("by every interleaving of every scenario of the {} family (1-3 tasks over {} paths, rename "
+                          "and copy into and out of their own subtree included)",
+                          sim::to_string(o.family), sim::family_paths(o.family).size());
     doc.paragraph(fmt::format(
-        "Each scheme is judged by its static table, by every interleaving of every scenario of the {} family "
-        "(1-3 tasks over {} paths, rename and copy into and out of their own subtree included), and by random and "
-        "PCT campaigns of {} scenarios × {} runs each (seed {}; rerun with --seed {}). A failure's scenario is shrunk "
-        "and its schedule reduced to the fewest preemptions.",
-        sim::to_string(o.family), sim::family_paths(o.family).size(), o.campaign_scenarios, o.runs_per_scenario,
-        o.seed, o.seed));
+        "Each scheme is judged by its static table, {}, and by random and PCT campaigns of {} scenarios × {} runs "
+        "each (seed {}; rerun with --seed {}). A failure's scenario is shrunk and its schedule reduced to the fewest "
+        "preemptions.",
+        family, o.campaign_scenarios, o.runs_per_scenario, o.seed, o.seed));
+    doc.paragraph(fmt::format(
+        "Each row of evidence states its power. A row that searched nothing has no power; a PCT campaign whose bound "
+        "on missing a depth-d bug in every run of its worst scenario is above {}, or a random campaign (no bound) "
+        "of fewer than {} runs per scenario, is weak. Neither counts as a pass. A scheme passes only if some family "
+        "part or campaign passed with power (the static table judges safety of pairs and cannot see a deadlock); "
+        "otherwise, with no failure, it is inconclusive.",
+        bound_text(sim::kWeakMissBound), sim::kMinRandomRunsPerScenario));
   }
   Table t;
-  t.header = {"scheme", "verdict", "score", "unsafe pairs", "family failures", "failing runs",
+  t.header = {"scheme", "verdict", "evidence", "score", "unsafe pairs", "family failures", "failing runs",
               "minimal counterexample"};
   for (const auto& cs : checked) {
     const auto& r = *cs.result;
     t.rows.push_back({{r.scheme, CellStyle::kHeader},
                       verdict_cell(r.verdict),
+                      {evidence_text(r)},
                       {fmt::format("{}/{}", r.statics.score8.achieved, r.statics.score8.possible)},
                       count_cell(r.statics.unsafe_pairs),
                       {fmt::format("{} of {}", family_failures(r), family_scenarios(r)),
@@ -284,6 +350,8 @@ Document check_document(std::span<const CheckedScheme> checked, Pictures picture
 nlohmann::json check_json(std::span<const CheckedScheme> checked) {
   nlohmann::json j;
   j["schema"] = kCheckSchema;
+  j["thresholds"] = {{"weak_miss_bound", sim::kWeakMissBound},
+                     {"min_random_runs_per_scenario", sim::kMinRandomRunsPerScenario}};
   j["schemes"] = nlohmann::json::array();
   for (const auto& cs : checked) {
     const auto& r = *cs.result;
@@ -303,7 +371,8 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
                    {"unsafe_pairs", r.statics.unsafe_pairs},
                    {"over_blocked_pairs", r.statics.over_blocked_pairs},
                    {"score8", {r.statics.score8.achieved, r.statics.score8.possible}},
-                   {"score4", {r.statics.score4.achieved, r.statics.score4.possible}}};
+                   {"score4", {r.statics.score4.achieved, r.statics.score4.possible}},
+                   {"status", std::string(sim::to_string(r.static_status))}};
     s["family"] = nlohmann::json::array();
     for (const auto& p : r.family) {
       s["family"].push_back({{"part", std::string(sim::to_string(p.part))},
@@ -312,13 +381,16 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
                              {"transitions", p.transitions},
                              {"violations", p.violations},
                              {"deadlocks", p.deadlocks},
-                             {"incomplete", p.incomplete}});
+                             {"incomplete", p.incomplete},
+                             {"status", std::string(sim::to_string(p.status))}});
     }
     s["campaigns"] = nlohmann::json::array();
     for (const auto& c : r.campaigns) {
       nlohmann::json cj = {{"scheduler", c.scheduler},     {"runs", c.runs},
                            {"failing_runs", c.failing_runs}, {"violations", c.violations},
-                           {"deadlocks", c.deadlocks},     {"scenarios_failed", c.scenarios_failed}};
+                           {"deadlocks", c.deadlocks},     {"scenarios_failed", c.scenarios_failed},
+                           {"scenarios", r.campaign_scenarios.size()},
+                           {"status", std::string(sim::to_string(c.status))}};
       if (c.depth) {
         cj["depth"] = c.depth;
         cj["min_bound"] = c.min_bound;
@@ -340,6 +412,10 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
                              {"scenario", sim::to_json(c.scenario)},
                              {"shrink_steps", c.shrink_steps},
                              {"shrink_tried", c.shrink_tried},
+                             {"shrink", {{"stop", std::string(sim::to_string(c.shrink_stop))},
+                                         {"limit", c.shrink_limit},
+                                         {"final_candidates", c.final_candidates},
+                                         {"sampled_rejections", c.sampled_rejections}}},
                              {"preemptions", c.preemptions},
                              {"kind", std::string(sim::to_string(c.trace.kind))},
                              {"schedule", c.trace.schedule},
