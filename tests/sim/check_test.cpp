@@ -77,6 +77,41 @@ TEST(Pct, FindsADepthTwoDeadlockAtLeastAsOftenAsItsBound) {
   EXPECT_GE(static_cast<double>(found) / kRuns, bound) << found << " of " << kRuns;
 }
 
+// A depth-2 deadlock at a late point: T0 writes six unrelated paths, then
+// copies /a to /b; T1 copies /b to /a. Under acquisition in request order
+// they deadlock only if each takes its first lock of the copy before the
+// other's second: T1 must be held back until T0 reaches its copy, or be
+// preempted at one step. PCT's one change point lands there with probability
+// at least 1/(n k); a uniform random scheduler lets T1 run at each step with
+// probability 1/2, so T1 almost always finishes first.
+TEST(Pct, FindsALateDepthTwoDeadlockAtItsBoundWhereUniformRandomMissesIt) {
+  const Scheme s = testing::request_order_variant();
+  const SchemePlanner planner(s);
+  const Scenario scenario = scenario_of({{"write /c", "write /d", "write /e", "write /f", "write /g", "write /h",
+                                          "copy /a /b"},
+                                         {"copy /b /a"}});
+  const StepMachine m(planner, scenario);
+  ASSERT_EQ(explore(planner, scenario).verdict, Verdict::kDeadlock);
+  constexpr std::uint64_t kRuns = 4000;
+  const auto hit_rate = [&](Scheduler& scheduler) {
+    std::uint64_t found = 0;
+    for (std::uint64_t seed = 0; seed < kRuns; ++seed) {
+      found += run_scheduled(m, scheduler, seed).verdict == Verdict::kDeadlock;
+    }
+    return static_cast<double>(found) / kRuns;
+  };
+  PctScheduler pct(2);
+  RandomScheduler random;
+  const double bound = pct_bound(m.task_count(), run_length(m), 2);
+  const double pct_rate = hit_rate(pct);
+  const double random_rate = hit_rate(random);
+  EXPECT_GE(pct_rate, bound);
+  // Measurably apart: random finds it less than a tenth as often as the bound
+  // promises PCT (its rate here is about 2^-(T0's steps before the copy)).
+  EXPECT_LT(random_rate, bound / 10) << "random " << random_rate << ", bound " << bound;
+  EXPECT_GT(pct_rate, random_rate);
+}
+
 TEST(Schedulers, ASeedReplaysItsRunAndAFailingScheduleReplaysItsFailure) {
   const Scheme s = testing::request_order_variant();
   const SchemePlanner planner(s);
@@ -187,7 +222,7 @@ TEST(FewestPreemptions, CanBeFewerThanTheShortestTraceHas) {
 
 // --- shrinking ---------------------------------------------------------------------
 
-TEST(Shrink, KeepsOnlyTheTasksAndRequestsTheFailureNeedsAndIsOneMinimal) {
+TEST(Shrink, KeepsOnlyTheTasksAndRequestsTheFailureNeedsAndIsOneMinimalOrSaysWhyNot) {
   const Scheme s = testing::request_order_variant();
   const SchemePlanner planner(s);
   const auto deadlocks = [&](const Scenario& c) {
@@ -213,6 +248,13 @@ TEST(Shrink, KeepsOnlyTheTasksAndRequestsTheFailureNeedsAndIsOneMinimal) {
     EXPECT_FALSE(deadlocks(*c)) << to_json(*c).dump();
   }
   EXPECT_GT(tried, 0u);
+  EXPECT_EQ(shrunk.stop, ShrinkStop::kOneMinimal);
+  EXPECT_EQ(shrunk.final_candidates, tried);
+  // Cut short by the try limit, it says so.
+  const auto cut = shrink_scenario(big, deadlocks, 2);
+  EXPECT_EQ(cut.stop, ShrinkStop::kTryLimit);
+  EXPECT_EQ(cut.tried, 2u);
+  EXPECT_EQ(cut.final_candidates, 0u);
 }
 
 // --- check verdicts ----------------------------------------------------------------
@@ -301,6 +343,63 @@ TEST(Check, IsDeterministicForASeed) {
   EXPECT_NE(to_json(c.campaign_scenarios[0]).dump(), to_json(a.campaign_scenarios[0]).dump());
 }
 
+TEST(Check, IsInconclusiveWithoutEvidenceWithPower) {
+  CheckOptions o = quick();
+  o.family = FamilySize::kNone;
+  o.campaign_scenarios = 0;
+  o.runs_per_scenario = 0;
+  // A scheme known to deadlock: no evidence means no pass, not a pass.
+  const auto none = check_scheme(testing::request_order_variant(), o);
+  EXPECT_EQ(none.verdict, CheckVerdict::kInconclusive);
+  EXPECT_EQ(none.static_status, EvidenceStatus::kPass);  // safety of pairs alone is no pass
+  for (const auto& p : none.family) EXPECT_EQ(p.status, EvidenceStatus::kNoPower);
+  for (const auto& c : none.campaigns) EXPECT_EQ(c.status, EvidenceStatus::kNoPower) << c.scheduler;
+  // A few runs of a correct scheme: weak, still no pass.
+  o.campaign_scenarios = 2;
+  o.runs_per_scenario = kMinRandomRunsPerScenario - 1;
+  const auto weak = check_scheme(impl::path_rwa_joined_scheme(), o);
+  EXPECT_EQ(weak.verdict, CheckVerdict::kInconclusive);
+  for (const auto& c : weak.campaigns) {
+    EXPECT_EQ(c.status, EvidenceStatus::kWeak) << c.scheduler;
+    if (c.depth) {
+      EXPECT_GT(c.worst_miss, kWeakMissBound) << c.scheduler;
+    }
+  }
+  // Enough runs for random and for PCT at depth 1 (bound 1/n): a pass.
+  o.runs_per_scenario = kMinRandomRunsPerScenario;
+  o.pct_depths = {1, 3};
+  const auto enough = check_scheme(impl::path_rwa_joined_scheme(), o);
+  EXPECT_EQ(enough.verdict, CheckVerdict::kPass);
+  EXPECT_EQ(enough.campaigns[0].status, EvidenceStatus::kPass);
+  EXPECT_EQ(enough.campaigns[1].status, EvidenceStatus::kPass);
+  EXPECT_LE(enough.campaigns[1].worst_miss, kWeakMissBound);
+  EXPECT_EQ(enough.campaigns[2].status, EvidenceStatus::kWeak);  // depth 3 over these runs
+}
+
+TEST(Check, AFailureFoundWithLittlePowerIsStillAFailure) {
+  CheckOptions o = quick();
+  o.family = FamilySize::kNone;
+  o.campaign_scenarios = 20;
+  o.runs_per_scenario = 5;  // weak, but a deadlock found is found
+  const auto r = check_scheme(testing::request_order_variant(), o);
+  EXPECT_EQ(r.verdict, CheckVerdict::kFail);
+  ASSERT_TRUE(r.counterexample.has_value());
+  const bool some_row_failed = std::any_of(r.campaigns.begin(), r.campaigns.end(),
+                                           [](const auto& c) { return c.status == EvidenceStatus::kFail; });
+  EXPECT_TRUE(some_row_failed);
+}
+
+TEST(Check, TheCounterexampleSaysItIsOneMinimal) {
+  const auto r = check_scheme(testing::request_order_variant(), quick());
+  ASSERT_TRUE(r.counterexample.has_value());
+  const auto& c = *r.counterexample;
+  EXPECT_EQ(c.shrink_stop, ShrinkStop::kOneMinimal);
+  std::size_t candidates = 0;
+  for (auto seq = scenario_shrinks(c.scenario); seq.next();) ++candidates;
+  EXPECT_EQ(c.final_candidates, candidates);
+  EXPECT_LT(c.shrink_tried, c.shrink_limit);
+}
+
 TEST(Check, RejectsOptionsOutOfRange) {
   const auto rejects = [](void (*edit)(CheckOptions&), const char* needle) {
     CheckOptions o = quick();
@@ -316,6 +415,7 @@ TEST(Check, RejectsOptionsOutOfRange) {
   rejects([](CheckOptions& o) { o.campaign.min_tasks = 5, o.campaign.max_tasks = 2; }, "campaign tasks 5..2");
   rejects([](CheckOptions& o) { o.campaign.max_requests = 0; }, "requests per task 0");
   rejects([](CheckOptions& o) { o.max_states = 0; }, "state limit");
+  rejects([](CheckOptions& o) { o.jobs = kMaxCheckJobs + 1; }, "jobs");
 }
 
 TEST(Family, IsSmallestFirstAndCoversCopiesIntoAndOutOfTheirOwnSubtree) {
