@@ -40,7 +40,10 @@ inline void parallel_for(std::size_t count, std::size_t jobs, const std::functio
         work(i);
       } catch (...) {
         const std::lock_guard lock(mutex);
-        if (i < failed_at) failed_at = i, error = std::current_exception();
+        if (i < failed_at) {
+          failed_at = i;
+          error = std::current_exception();
+        }
         next = count;  // the others stop after their current item
         return;
       }
