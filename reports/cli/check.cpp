@@ -37,6 +37,7 @@ int run_check(const CheckCliOptions& o) {
   options.runs_per_scenario = o.runs;
   options.pct_depths = o.pct_depths;
   options.max_states = o.max_states;
+  options.jobs = o.jobs;
   sim::validate(options);
   const std::vector<impl::Scheme> schemes = schemes_named(o.schemes, o.scheme_files, o.order);
 

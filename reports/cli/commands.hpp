@@ -133,6 +133,7 @@ struct CheckCliOptions {
   std::size_t runs = 200;                 // runs per scenario and scheduler
   std::vector<std::size_t> pct_depths = {2, 3};
   std::uint64_t max_states = 1'000'000;   // per family scenario
+  std::size_t jobs = 0;                   // worker threads; 0: every hardware thread
   std::string out = "pathlock-report/check";
   bool no_files = false;
   std::string color = "auto";

@@ -238,6 +238,10 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--max-states", check.max_states, "State limit per family scenario (beyond it: exit 4)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
       ->capture_default_str();
+  check_cmd->add_option("-j,--jobs", check.jobs, "Worker threads (0: every hardware thread); the result is the same "
+                                                  "for any number")
+      ->check(kWholeNumber)
+      ->capture_default_str();
   check_cmd->add_option("--out", check.out, "Folder for check.md, check.html, check.json and counterexample files")
       ->capture_default_str();
   check_cmd->add_flag("--no-files", check.no_files, "Print only; write no files");

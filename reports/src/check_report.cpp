@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "pathlock/impl/scheme_file.hpp"
 #include "pathlock/reports/simulate.hpp"
@@ -86,46 +85,100 @@ std::string scheme_line(const impl::Scheme& s) {
                      impl::to_string(s.joining()));
 }
 
+Cell status_cell(sim::EvidenceStatus status) {
+  switch (status) {
+    case sim::EvidenceStatus::kPass: return {"✓ pass", CellStyle::kAllow};
+    case sim::EvidenceStatus::kFail: return {"✗ fail", CellStyle::kBlock};
+    case sim::EvidenceStatus::kIncomplete: return {"? incomplete", CellStyle::kPlain};
+    case sim::EvidenceStatus::kWeak: return {"~ weak", CellStyle::kPlain};
+    case sim::EvidenceStatus::kNoPower: return {"– no power", CellStyle::kPlain};
+  }
+  return {"?", CellStyle::kPlain};
+}
+
+// "6 pass, 1 weak": the rows of each status, in the enum's order.
+std::string evidence_text(const sim::CheckResult& r) {
+  std::vector<sim::EvidenceStatus> rows{r.static_status};
+  for (const auto& p : r.family) {
+    if (p.scenarios > 0) rows.push_back(p.status);
+  }
+  if (family_scenarios(r) == 0) rows.push_back(sim::EvidenceStatus::kNoPower);  // the family, not run
+  for (const auto& c : r.campaigns) rows.push_back(c.status);
+  std::vector<std::string> parts;
+  for (const auto status : {sim::EvidenceStatus::kPass, sim::EvidenceStatus::kFail, sim::EvidenceStatus::kIncomplete,
+                            sim::EvidenceStatus::kWeak, sim::EvidenceStatus::kNoPower}) {
+    const auto n = std::count(rows.begin(), rows.end(), status);
+    if (n > 0) parts.push_back(fmt::format("{} {}", n, sim::to_string(status)));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string campaign_power(const sim::CheckResult& r, const sim::SchedulerCampaign& c) {
+  const auto& o = r.options;
+  std::string text = fmt::format("{} runs over {} scenarios ({} each)", c.runs, r.campaign_scenarios.size(),
+                                 o.runs_per_scenario);
+  if (c.depth == 0) {
+    return text + fmt::format("; no detection bound (weak below {} runs per scenario)", sim::kMinRandomRunsPerScenario);
+  }
+  return text + fmt::format("; per-run bound {}..{}; all runs of the worst scenario miss a depth-{} bug with "
+                            "probability ≤ {} (weak above {})",
+                            bound_text(c.min_bound), bound_text(c.max_bound), c.depth, bound_text(c.worst_miss),
+                            bound_text(sim::kWeakMissBound));
+}
+
+std::string shrink_text(const sim::MinimalCounterexample& c) {
+  std::string text;
+  if (c.shrink_stop == sim::ShrinkStop::kOneMinimal) {
+    text = fmt::format("It is 1-minimal: each of its {} candidates (one task or one request removed, or one request "
+                       "simplified) was tried and fails no more.",
+                       c.final_candidates);
+  } else {
+    text = fmt::format("Shrinking stopped at its limit of {} candidates, so the result may not be 1-minimal.",
+                       c.shrink_limit);
+  }
+  if (c.sampled_rejections > 0) {
+    text += fmt::format(" {} rejected candidates passed the state limit and were judged by the campaigns' schedulers, "
+                        "not exhaustively.",
+                        c.sampled_rejections);
+  }
+  return text;
+}
+
 void scheme_section(Document& doc, const CheckedScheme& cs, Pictures pictures) {
   const auto& r = *cs.result;
   const auto& o = r.options;
   doc.heading(2, fmt::format("{}: {}", r.scheme, sim::to_string(r.verdict)));
   doc.paragraph(fmt::format("Scheme {} ({}).", r.scheme, scheme_line(*cs.scheme)));
   Table t;
-  t.header = {"evidence", "scope", "searched", "failures", "result"};
+  t.header = {"evidence", "scope", "power", "failures", "result"};
   const auto& st = r.statics;
   t.rows.push_back({{"static table"},
-                    {fmt::format("every operation pair, tree depth {} fanout {}", o.static_tree.depth,
+                    {fmt::format("every operation pair, tree depth {} fanout {}; safety only", o.static_tree.depth,
                                  o.static_tree.fanout)},
                     {fmt::format("{} pairs; score {}/{}, {} over-blocked", st.pairs, st.score8.achieved,
                                  st.score8.possible, st.over_blocked_pairs)},
                     count_cell(st.unsafe_pairs),
-                    st.safe() ? allow_cell() : block_cell()});
+                    status_cell(r.static_status)});
+  if (family_scenarios(r) == 0) {
+    t.rows.push_back({{"family"}, {"not explored (--family none)"}, {"0 scenarios"}, count_cell(0),
+                      status_cell(sim::EvidenceStatus::kNoPower)});
+  }
   for (const auto& p : r.family) {
-    if (p.scenarios == 0) continue;  // --family none
-    const std::uint64_t failures = p.violations + p.deadlocks;
+    if (p.scenarios == 0) continue;
     t.rows.push_back({{fmt::format("family: {}", sim::to_string(p.part))},
                       {fmt::format("every interleaving, {} family", sim::to_string(o.family))},
                       {fmt::format("{} scenarios, {} states, {} transitions{}", p.scenarios, p.states, p.transitions,
                                    p.incomplete ? fmt::format(", {} over the state limit", p.incomplete) : "")},
-                      count_cell(failures),
-                      failures == 0 && p.incomplete == 0 ? allow_cell()
-                      : failures == 0                    ? Cell{"?", CellStyle::kPlain}
-                                                         : block_cell()});
+                      count_cell(p.violations + p.deadlocks),
+                      status_cell(p.status)});
   }
   for (const auto& c : r.campaigns) {
-    const std::string name = "campaign: " + c.scheduler;
-    std::string searched = fmt::format("{} runs over {} scenarios", c.runs, r.campaign_scenarios.size());
-    if (c.depth) {
-      searched += fmt::format("; per-run bound {}..{}, all {} runs miss ≤ {}", bound_text(c.min_bound),
-                              bound_text(c.max_bound), o.runs_per_scenario, bound_text(c.worst_miss));
-    }
-    t.rows.push_back({{name},
+    t.rows.push_back({{"campaign: " + c.scheduler},
                       {fmt::format("{}-{} tasks, 1-{} requests, seed {}", o.campaign.min_tasks, o.campaign.max_tasks,
                                    o.campaign.max_requests, o.seed)},
-                      {searched},
+                      {campaign_power(r, c)},
                       count_cell(c.failing_runs),
-                      c.failing_runs == 0 ? allow_cell() : block_cell()});
+                      status_cell(c.status)});
   }
   doc.table(std::move(t));
   for (const auto& f : r.findings) doc.alert(f);
@@ -134,9 +187,9 @@ void scheme_section(Document& doc, const CheckedScheme& cs, Pictures pictures) {
   doc.heading(3, "Minimal counterexample");
   doc.paragraph(fmt::format(
       "Found by {} in a scenario of {} ({}); shrunk with RapidCheck's shrink library in {} steps ({} candidates "
-      "judged) to {}. The schedule is the failing one with the fewest preemptions: {}{}, {} steps.",
+      "judged) to {}. {} The schedule is the failing one with the fewest preemptions: {}{}, {} steps.",
       c.found_by, size_text(c.original), tasks_text(c.original), c.shrink_steps, c.shrink_tried,
-      size_text(c.scenario), c.preemptions,
+      size_text(c.scenario), shrink_text(c), c.preemptions,
       c.original_preemptions ? fmt::format(" (the run that found it had {})", *c.original_preemptions) : "",
       c.trace.trace.size()));
   std::string trace = tasks_text(c.scenario) + "\n\n";
@@ -151,86 +204,6 @@ void scheme_section(Document& doc, const CheckedScheme& cs, Pictures pictures) {
 }
 
 }  // namespace
-
-std::string cycle_svg(const std::vector<sim::Counterexample::CycleNode>& cycle) {
-  // Boxes on a circle, arrows along the chords; sizes in pixels, text in a
-  // monospace font so a label's width is its length times the glyph width.
-  constexpr double kGlyph = 7.2;
-  constexpr double kBoxHeight = 28;
-  constexpr double kPi = 3.14159265358979323846;
-  const std::size_t n = cycle.size();
-  std::size_t longest = 0;
-  for (const auto& node : cycle) longest = std::max(longest, node.task.size());
-  const double box_width = static_cast<double>(longest) * kGlyph + 20;
-  const double radius = n == 1 ? 0 : std::max(110.0, box_width * 0.75);
-  const double width = std::max(440.0, 2 * radius + box_width + 220);
-  const double height = n == 1 ? 200 : 2 * radius + 140;
-  const double cx = width / 2;
-  const double cy = height / 2 + (n == 1 ? 30 : 0);
-  std::vector<std::pair<double, double>> at;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double angle = -kPi / 2 + 2 * kPi * static_cast<double>(i) / static_cast<double>(n);
-    at.emplace_back(cx + radius * std::cos(angle), cy + radius * std::sin(angle));
-  }
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} {1:.0f}\" "
-      "font-family=\"monospace\" font-size=\"12\">\n"
-      "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\" "
-      "orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#b00\"/></marker></defs>\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{2:.0f}\" y=\"20\" text-anchor=\"middle\" font-weight=\"bold\">wait-for cycle: each task waits for "
-      "the next</text>\n",
-      width, height, cx);
-  // Where the segment from the centre of a box towards `to` leaves the box.
-  const auto exit_point = [&](std::pair<double, double> from, std::pair<double, double> to) {
-    const double dx = to.first - from.first;
-    const double dy = to.second - from.second;
-    const double sx = dx == 0 ? 1e9 : (box_width / 2) / std::abs(dx);
-    const double sy = dy == 0 ? 1e9 : (kBoxHeight / 2) / std::abs(dy);
-    const double t = std::min(sx, sy);
-    return std::pair{from.first + dx * t, from.second + dy * t};
-  };
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string label = "waits for " + html_escape(cycle[i].waits_for);
-    if (n == 1) {
-      const double top = at[i].second - kBoxHeight / 2;
-      svg += fmt::format(
-          "<path d=\"M{:.1f},{:.1f} C{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" fill=\"none\" stroke=\"#b00\" "
-          "stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n"
-          "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#b00\">{}</text>\n",
-          cx - 30, top, cx - 60, top - 70, cx + 60, top - 70, cx + 30, top, cx, top - 58, label);
-      continue;
-    }
-    const auto& next = at[(i + 1) % n];
-    auto from = exit_point(at[i], next);
-    auto to = exit_point(next, at[i]);
-    // Two tasks share one chord: draw the two arrows apart, side by side.
-    double shift = 0;
-    if (n == 2) {
-      const double length = std::hypot(to.first - from.first, to.second - from.second);
-      const double px = -(to.second - from.second) / length * 16;
-      const double py = (to.first - from.first) / length * 16;
-      from = {from.first + px, from.second + py};
-      to = {to.first + px, to.second + py};
-      shift = px;
-    }
-    const char* anchor = shift > 0 ? "start" : shift < 0 ? "end" : "middle";
-    svg += fmt::format(
-        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#b00\" stroke-width=\"1.5\" "
-        "marker-end=\"url(#arrow)\"/>\n"
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" fill=\"#b00\">{}</text>\n",
-        from.first, from.second, to.first, to.second, (from.first + to.first) / 2 + shift / 2,
-        (from.second + to.second) / 2 - 6, anchor, label);
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    svg += fmt::format(
-        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" rx=\"5\" fill=\"#fff4e5\" "
-        "stroke=\"#333\"/>\n<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
-        at[i].first - box_width / 2, at[i].second - kBoxHeight / 2, box_width, kBoxHeight, at[i].first,
-        at[i].second + 4, html_escape(cycle[i].task));
-  }
-  return svg + "</svg>\n";
-}
 
 std::string file_slug(const std::string& name) {
   std::string out;
@@ -254,21 +227,33 @@ Document check_document(std::span<const CheckedScheme> checked, Pictures picture
   doc.heading(1, "pathlock check");
   if (!checked.empty()) {
     const auto& o = checked.front().result->options;
+    const std::string family =
+        o.family == sim::FamilySize::kNone
+            ? std::string("by no family of scenarios (--family none)")
+            : fmt::format("by every interleaving of every scenario of the {} family (1-3 tasks over {} paths, rename "
+                          "and copy into and out of their own subtree included)",
+                          sim::to_string(o.family), sim::family_paths(o.family).size());
     doc.paragraph(fmt::format(
-        "Each scheme is judged by its static table, by every interleaving of every scenario of the {} family "
-        "(1-3 tasks over {} paths, rename and copy into and out of their own subtree included), and by random and "
-        "PCT campaigns of {} scenarios × {} runs each (seed {}; rerun with --seed {}). A failure's scenario is shrunk "
-        "and its schedule reduced to the fewest preemptions.",
-        sim::to_string(o.family), sim::family_paths(o.family).size(), o.campaign_scenarios, o.runs_per_scenario,
-        o.seed, o.seed));
+        "Each scheme is judged by its static table, {}, and by random and PCT campaigns of {} scenarios × {} runs "
+        "each (seed {}; rerun with --seed {}). A failure's scenario is shrunk and its schedule reduced to the fewest "
+        "preemptions.",
+        family, o.campaign_scenarios, o.runs_per_scenario, o.seed, o.seed));
+    doc.paragraph(fmt::format(
+        "Each row of evidence states its power. A row that searched nothing has no power; a PCT campaign whose bound "
+        "on missing a depth-d bug in every run of its worst scenario is above {}, or a random campaign (no bound) "
+        "of fewer than {} runs per scenario, is weak. Neither counts as a pass. A scheme passes only if some family "
+        "part or campaign passed with power (the static table judges safety of pairs and cannot see a deadlock); "
+        "otherwise, with no failure, it is inconclusive.",
+        bound_text(sim::kWeakMissBound), sim::kMinRandomRunsPerScenario));
   }
   Table t;
-  t.header = {"scheme", "verdict", "score", "unsafe pairs", "family failures", "failing runs",
+  t.header = {"scheme", "verdict", "evidence", "score", "unsafe pairs", "family failures", "failing runs",
               "minimal counterexample"};
   for (const auto& cs : checked) {
     const auto& r = *cs.result;
     t.rows.push_back({{r.scheme, CellStyle::kHeader},
                       verdict_cell(r.verdict),
+                      {evidence_text(r)},
                       {fmt::format("{}/{}", r.statics.score8.achieved, r.statics.score8.possible)},
                       count_cell(r.statics.unsafe_pairs),
                       {fmt::format("{} of {}", family_failures(r), family_scenarios(r)),
@@ -284,6 +269,8 @@ Document check_document(std::span<const CheckedScheme> checked, Pictures picture
 nlohmann::json check_json(std::span<const CheckedScheme> checked) {
   nlohmann::json j;
   j["schema"] = kCheckSchema;
+  j["thresholds"] = {{"weak_miss_bound", sim::kWeakMissBound},
+                     {"min_random_runs_per_scenario", sim::kMinRandomRunsPerScenario}};
   j["schemes"] = nlohmann::json::array();
   for (const auto& cs : checked) {
     const auto& r = *cs.result;
@@ -303,7 +290,8 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
                    {"unsafe_pairs", r.statics.unsafe_pairs},
                    {"over_blocked_pairs", r.statics.over_blocked_pairs},
                    {"score8", {r.statics.score8.achieved, r.statics.score8.possible}},
-                   {"score4", {r.statics.score4.achieved, r.statics.score4.possible}}};
+                   {"score4", {r.statics.score4.achieved, r.statics.score4.possible}},
+                   {"status", std::string(sim::to_string(r.static_status))}};
     s["family"] = nlohmann::json::array();
     for (const auto& p : r.family) {
       s["family"].push_back({{"part", std::string(sim::to_string(p.part))},
@@ -312,13 +300,16 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
                              {"transitions", p.transitions},
                              {"violations", p.violations},
                              {"deadlocks", p.deadlocks},
-                             {"incomplete", p.incomplete}});
+                             {"incomplete", p.incomplete},
+                             {"status", std::string(sim::to_string(p.status))}});
     }
     s["campaigns"] = nlohmann::json::array();
     for (const auto& c : r.campaigns) {
       nlohmann::json cj = {{"scheduler", c.scheduler},     {"runs", c.runs},
                            {"failing_runs", c.failing_runs}, {"violations", c.violations},
-                           {"deadlocks", c.deadlocks},     {"scenarios_failed", c.scenarios_failed}};
+                           {"deadlocks", c.deadlocks},     {"scenarios_failed", c.scenarios_failed},
+                           {"scenarios", r.campaign_scenarios.size()},
+                           {"status", std::string(sim::to_string(c.status))}};
       if (c.depth) {
         cj["depth"] = c.depth;
         cj["min_bound"] = c.min_bound;
@@ -340,6 +331,10 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
                              {"scenario", sim::to_json(c.scenario)},
                              {"shrink_steps", c.shrink_steps},
                              {"shrink_tried", c.shrink_tried},
+                             {"shrink", {{"stop", std::string(sim::to_string(c.shrink_stop))},
+                                         {"limit", c.shrink_limit},
+                                         {"final_candidates", c.final_candidates},
+                                         {"sampled_rejections", c.sampled_rejections}}},
                              {"preemptions", c.preemptions},
                              {"kind", std::string(sim::to_string(c.trace.kind))},
                              {"schedule", c.trace.schedule},

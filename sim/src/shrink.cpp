@@ -54,6 +54,14 @@ rc::Seq<ScenarioRequest> request_shrinks(const ScenarioRequest& request) {
 
 }  // namespace
 
+std::string_view to_string(ShrinkStop stop) noexcept {
+  switch (stop) {
+    case ShrinkStop::kOneMinimal: return "1-minimal";
+    case ShrinkStop::kTryLimit: return "stopped at the try limit";
+  }
+  return "?";
+}
+
 rc::Seq<Scenario> scenario_shrinks(const Scenario& scenario) {
   const auto with_tasks = [scenario](Tasks tasks) {
     Scenario s = scenario;
@@ -82,21 +90,32 @@ rc::Seq<Scenario> scenario_shrinks(const Scenario& scenario) {
 ShrinkResult shrink_scenario(Scenario scenario, const std::function<bool(const Scenario&)>& still_fails,
                              std::size_t max_tries) {
   ShrinkResult result{std::move(scenario), 0, 0};
-  bool progress = true;
-  while (progress && result.tried < max_tries) {
-    progress = false;
+  // Each pass tries the current scenario's candidates in order and takes the
+  // first that fails; a pass that takes none has tried them all: 1-minimal.
+  for (;;) {
     rc::Seq<Scenario> candidates = scenario_shrinks(result.scenario);
+    std::size_t rejected = 0;
+    bool took = false;
     while (auto candidate = candidates.next()) {
-      if (result.tried++ >= max_tries) break;
+      if (result.tried >= max_tries) {
+        result.stop = ShrinkStop::kTryLimit;
+        return result;
+      }
+      ++result.tried;
       if (still_fails(*candidate)) {
         result.scenario = std::move(*candidate);
         ++result.accepted;
-        progress = true;
+        took = true;
         break;
       }
+      ++rejected;
+    }
+    if (!took) {
+      result.stop = ShrinkStop::kOneMinimal;
+      result.final_candidates = rejected;
+      return result;
     }
   }
-  return result;
 }
 
 }  // namespace pathlock::sim

@@ -299,7 +299,7 @@ TEST(Cli, CheckWritesReportsAndACounterexampleThatReplays) {
     EXPECT_TRUE(std::filesystem::exists(dir / name)) << name << "\n" << r.output;
   }
   const auto json = nlohmann::json::parse(slurp(dir / "check.json"));
-  EXPECT_EQ(json["schema"], "pathlock.check/1");
+  EXPECT_EQ(json["schema"], "pathlock.check/2");
   EXPECT_EQ(json["schemes"][0]["verdict"], "fail");
   EXPECT_EQ(json["schemes"][0]["counterexample"]["kind"], "deadlock");
   // The printed replay command reproduces the deadlock.
@@ -310,6 +310,16 @@ TEST(Cli, CheckWritesReportsAndACounterexampleThatReplays) {
   const CliRun replayed = run(args);
   EXPECT_EQ(replayed.status, 3) << args << ": " << replayed.output;
   EXPECT_NE(replayed.output.find("verdict: deadlock"), std::string::npos) << replayed.output;
+}
+
+// No evidence is no pass: exit 4, each row shown without power.
+TEST(Cli, CheckWithoutEvidenceIsInconclusive) {
+  const CliRun r = run("check --family none --scenarios 0 --runs 0 --no-files --color never --scheme-file " +
+                       std::string(PATHLOCK_SOURCE_DIR) + "/sim/schemes/request-order.json");
+  EXPECT_EQ(r.status, 4) << r.output;
+  EXPECT_NE(r.output.find("no evidence with power"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("? inconclusive"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("– no power"), std::string::npos) << r.output;
 }
 
 TEST(Cli, CheckRejectsBadInputClearly) {

@@ -1,20 +1,22 @@
-// The `pathlock check` report, and the committed one in reports/generated/check.
+// The `pathlock check` report: what it says, and that it says it whatever -j is.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
-#include <map>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include "pathlock/impl/scheme_file.hpp"
 #include "pathlock/reports/check.hpp"
 #include "pathlock/sim/explorer.hpp"
-#include "support/files.hpp"
+#include "support/check_markdown.hpp"
 #include "support/scenarios.hpp"
 
 namespace pathlock::reports {
 namespace {
 
-using testing::slurp;
+using testing::expect_markdown_matches_json;
 
 sim::CheckOptions quick() {
   sim::CheckOptions o;
@@ -63,101 +65,58 @@ TEST(CheckReport, SaysTheVerdictTheEvidenceAndHowToReplay) {
 
 }
 
-// reports/generated/check holds `check` on every built-in and every shipped
-// scheme file (scripts/regen-reports.sh). Rerunning the full check for all
-// of them is a minute's work, so this test holds the committed report to
-// what can be judged quickly: it was made with the default options, every
-// scheme's verdict is what a quick check gives today, and every committed
-// counterexample still replays to the failure it states.
-TEST(CheckReport, CommittedReportIsCurrent) {
-  const std::filesystem::path dir = std::filesystem::path(PATHLOCK_SOURCE_DIR) / "reports/generated/check";
-  const char* hint = "regenerate with: bash scripts/regen-reports.sh";
-  const auto j = nlohmann::json::parse(slurp(dir / "check.json"));
-  ASSERT_EQ(j["schema"], kCheckSchema) << hint;
-  const sim::CheckOptions defaults;
-  ASSERT_EQ(j["schemes"].size(), impl::builtin_schemes().size() + 4) << hint;
-  for (const auto& entry : j["schemes"]) {
-    const impl::Scheme scheme = impl::scheme_from_json(entry["scheme"], "check.json");
-    SCOPED_TRACE(scheme.name());
-    EXPECT_EQ(entry["options"]["family"], "full") << hint;
-    EXPECT_EQ(entry["options"]["seed"], defaults.seed) << hint;
-    EXPECT_EQ(entry["options"]["runs_per_scenario"], defaults.runs_per_scenario) << hint;
-    EXPECT_EQ(entry["options"]["campaign_scenarios"], defaults.campaign_scenarios) << hint;
-    const auto now = sim::check_scheme(scheme, quick());
-    EXPECT_EQ(entry["verdict"], std::string(sim::to_string(now.verdict))) << hint;
-    if (!entry.contains("counterexample")) continue;
-    const auto& c = entry["counterexample"];
-    const auto file = dir / (file_slug(scheme.name()) + ".counterexample.json");
-    const sim::Scenario scenario = sim::load_scenario_file(file);
-    ASSERT_TRUE(scenario.scheme_file.has_value());
-    const impl::Scheme loaded = impl::load_scheme_file(*scenario.scheme_file);
-    const sim::SchemePlanner planner(loaded);
-    const sim::StepMachine m(planner, scenario);
-    const auto replayed = sim::replay_schedule(m, c["schedule"].get<std::vector<std::uint32_t>>());
-    EXPECT_EQ(std::string(sim::to_string(replayed.kind)), c["kind"]) << hint;
-    EXPECT_EQ(replayed.summary, c["summary"]) << hint;
+TEST(CheckReport, TheMarkdownStatesEachVerdictAndEachRowsPowerAsTheResultHasThem) {
+  const impl::Scheme broken = testing::request_order_variant();
+  const impl::Scheme& fine = impl::path_rwa_joined_scheme();
+  const impl::Scheme& unjudged = *impl::find_builtin_scheme("global-rw");
+  sim::CheckOptions nothing = quick();
+  nothing.family = sim::FamilySize::kNone;
+  nothing.campaign_scenarios = 0;
+  const auto bad = sim::check_scheme(broken, quick());
+  const auto good = sim::check_scheme(fine, quick());
+  const auto empty = sim::check_scheme(unjudged, nothing);
+  ASSERT_EQ(empty.verdict, sim::CheckVerdict::kInconclusive);
+  const std::vector<CheckedScheme> checked{{&broken, &bad}, {&fine, &good}, {&unjudged, &empty}};
+  const std::string md = render_markdown(check_document(checked, Pictures::kSkip));
+  const auto j = check_json(checked);
+  expect_markdown_matches_json(md, j);
+  // And the JSON says what the results say.
+  ASSERT_EQ(j["schemes"].size(), 3u);
+  for (std::size_t i = 0; i < checked.size(); ++i) {
+    const auto& r = *checked[i].result;
+    const auto& s = j["schemes"][i];
+    EXPECT_EQ(s["verdict"], std::string(sim::to_string(r.verdict)));
+    EXPECT_EQ(s["static"]["status"], std::string(sim::to_string(r.static_status)));
+    for (std::size_t p = 0; p < r.family.size(); ++p) {
+      EXPECT_EQ(s["family"][p]["states"], r.family[p].states);
+      EXPECT_EQ(s["family"][p]["status"], std::string(sim::to_string(r.family[p].status)));
+    }
+    for (std::size_t c = 0; c < r.campaigns.size(); ++c) {
+      EXPECT_EQ(s["campaigns"][c]["runs"], r.campaigns[c].runs);
+      EXPECT_EQ(s["campaigns"][c]["status"], std::string(sim::to_string(r.campaigns[c].status)));
+    }
   }
-  // And the Markdown matches the JSON it was written with.
-  EXPECT_NE(slurp(dir / "check.md").find("# pathlock check"), std::string::npos);
+  // The row with no power is never shown as a pass.
+  EXPECT_NE(md.find("| family | not explored (--family none) | 0 scenarios | 0 | – no power |"), std::string::npos)
+      << md;
 }
 
-// proofs/spin-crosscheck.md comes from `pathlock crosscheck` (CTest's
-// spin_crosscheck makes the same run). SPIN's columns need SPIN; this test
-// holds the committed table to what the explorer says today: one row per
-// shipped scenario and scheme, every row agreeing, and the explorer's verdict
-// in each row the one it gives now.
-TEST(CheckReport, CommittedSpinTableIsCurrent) {
-  const std::filesystem::path src = PATHLOCK_SOURCE_DIR;
-  const char* hint = "regenerate with: bash scripts/regen-reports.sh";
-  std::map<std::string, impl::Scheme> schemes;
-  for (const auto* s : impl::builtin_schemes()) schemes.emplace(s->name(), *s);
-  std::size_t scheme_count = impl::builtin_schemes().size();
-  for (const auto& f : std::filesystem::directory_iterator(src / "sim/schemes")) {
-    const impl::Scheme s = impl::load_scheme_file(f.path());
-    schemes.insert_or_assign(s.name(), s);
-    ++scheme_count;
-  }
-  std::map<std::string, sim::Scenario> scenarios;
-  for (const auto& f : std::filesystem::directory_iterator(src / "sim/scenarios")) {
-    const sim::Scenario s = sim::load_scenario_file(f.path());
-    scenarios.emplace(s.name, s);
-  }
-  const auto verdict = [](const impl::Scheme& scheme, const sim::Scenario& scenario) {
-    const sim::SchemePlanner planner(scheme);
-    bool fails[2];
-    for (int safety = 0; safety < 2; ++safety) {
-      sim::ExploreOptions o;
-      o.count_naive = false;
-      o.check_safety = safety == 1;
-      o.check_deadlock = safety == 0;
-      fails[safety] = sim::explore(planner, scenario, o).verdict != sim::Verdict::kSafeAndDeadlockFree;
+TEST(CheckReport, IsTheSameWhateverTheNumberOfWorkerThreads) {
+  const impl::Scheme broken = testing::request_order_variant();
+  const impl::Scheme& unsafe = *impl::find_builtin_scheme("path-rwa");
+  for (const impl::Scheme* scheme : {&broken, &unsafe}) {
+    std::vector<std::string> dumps;
+    for (const std::size_t jobs : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+      sim::CheckOptions o = quick();
+      o.campaign_scenarios = 8;
+      o.jobs = jobs;
+      const auto r = sim::check_scheme(*scheme, o);
+      const CheckedScheme one[] = {{scheme, &r}};
+      dumps.push_back(check_json(one).dump(1));
     }
-    if (fails[1] && fails[0]) return std::string("violation and deadlock");
-    if (fails[1]) return std::string("safety violation");
-    if (fails[0]) return std::string("deadlock");
-    return std::string("safe and deadlock-free");
-  };
-  std::istringstream table(slurp(src / "proofs/spin-crosscheck.md"));
-  std::size_t rows = 0;
-  for (std::string line; std::getline(table, line);) {
-    if (!line.starts_with("| **")) continue;
-    std::vector<std::string> cells;
-    for (std::size_t at = 2; at < line.size();) {
-      const auto bar = line.find(" | ", at);
-      cells.push_back(line.substr(at, (bar == std::string::npos ? line.size() - 2 : bar) - at));
-      if (bar == std::string::npos) break;
-      at = bar + 3;
-    }
-    ASSERT_GE(cells.size(), 5u) << line;
-    const std::string scheme = cells[0].substr(2, cells[0].size() - 4);  // **name**
-    ASSERT_TRUE(schemes.count(scheme)) << scheme << "; " << hint;
-    ASSERT_TRUE(scenarios.count(cells[1])) << cells[1] << "; " << hint;
-    EXPECT_EQ(cells[2], verdict(schemes.at(scheme), scenarios.at(cells[1]))) << line << "\n" << hint;
-    EXPECT_EQ(cells[2], cells[3]) << line;
-    EXPECT_EQ(cells[4], "✓") << line;
-    ++rows;
+    EXPECT_EQ(dumps[0], dumps[1]) << scheme->name();
+    EXPECT_EQ(dumps[0], dumps[2]) << scheme->name();
   }
-  EXPECT_EQ(rows, scheme_count * scenarios.size()) << hint;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #pragma once
 // The `pathlock check` report: terminal, Markdown, HTML and JSON
-// ("pathlock.check/1"), and for each failing scheme a replayable pair of
+// ("pathlock.check/2": each evidence row has a status, pass, fail,
+// incomplete, weak or no power, and the counterexample says how shrinking
+// ended; README documents the fields), and for each failing scheme a replayable pair of
 // files: <scheme>.scheme.json (the scheme as checked) and
 // <scheme>.counterexample.json (the minimal scenario, naming that scheme
 // file), plus the wait-for cycle of a deadlock as <scheme>.cycle.dot and as
@@ -19,7 +21,7 @@
 
 namespace pathlock::reports {
 
-inline constexpr const char* kCheckSchema = "pathlock.check/1";
+inline constexpr const char* kCheckSchema = "pathlock.check/2";
 
 // One checked scheme: the scheme and its result.
 struct CheckedScheme {

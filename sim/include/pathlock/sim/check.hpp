@@ -10,14 +10,34 @@
 //   campaigns  random scenarios of 3-6 tasks and 1-3 requests each, beyond
 //              exhaustive reach, each run many times under RandomScheduler
 //              and under PctScheduler (with its per-run detection bound);
-//   verdict    pass, fail, or inconclusive (a family scenario over the
-//              state limit and no failure).
+//   verdict    pass, fail, or inconclusive.
+//
+// Every row of evidence states its power and gets an EvidenceStatus:
+//   fail        it found a safety violation or a deadlock (whatever its power);
+//   incomplete  a family scenario passed the state limit;
+//   no power    it searched nothing: no scenarios, or no runs;
+//   weak        it searched, but too little to count: a PCT campaign whose
+//               bound on every run of its worst scenario missing a depth-d bug
+//               is above kWeakMissBound, or a random campaign (which has no
+//               bound) with fewer than kMinRandomRunsPerScenario runs per
+//               scenario;
+//   pass        it searched with power and found nothing.
+// The verdict is fail if any row fails; else inconclusive if a row is
+// incomplete, or if no family part and no campaign passed with power (the
+// static table alone cannot pass a scheme: it judges pairs of plans, and sees
+// no deadlock); else pass.
 //
 // On failure the first failing scenario (smallest first: family, then the
 // static witness, then campaigns) is shrunk with RapidCheck's shrink
-// library to a 1-minimal one that fails the same way, and its schedule is
+// library, to a 1-minimal one that fails the same way unless the shrinker's
+// try limit stops it first (MinimalCounterexample says which), and its schedule is
 // the failing one with the fewest preemptions (then fewest steps),
 // replayable with `pathlock explore --schedule`.
+//
+// Parallel: the family's scenarios and the campaigns' scenarios are spread
+// over `jobs` worker threads, each with its own schedulers; results are
+// merged in index order, so a result (and the first failure) is the same
+// whatever `jobs` is.
 //
 // Deterministic: the seed fixes the campaigns; nothing reads a clock.
 
@@ -30,6 +50,7 @@
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/sim/explorer.hpp"
 #include "pathlock/sim/family.hpp"
+#include "pathlock/sim/shrink.hpp"
 #include "pathlock/sim/static_table.hpp"
 
 namespace pathlock::sim {
@@ -43,7 +64,22 @@ struct CheckOptions {
   RandomScenarioSpec campaign;
   std::uint64_t max_states = 1'000'000;  // per family scenario
   TreeSpec static_tree{3, 2};
+  std::size_t jobs = 0;  // worker threads; 0: std::thread::hardware_concurrency()
 };
+
+// The most worker threads check accepts.
+inline constexpr std::size_t kMaxCheckJobs = 256;
+// A PCT campaign is weak when the bound on every run of its worst scenario
+// missing a depth-d bug is above this: it more likely misses than finds.
+inline constexpr double kWeakMissBound = 0.5;
+// A random campaign has no detection bound; below this many runs per
+// scenario it is weak.
+inline constexpr std::size_t kMinRandomRunsPerScenario = 20;
+
+enum class EvidenceStatus { kPass, kFail, kIncomplete, kWeak, kNoPower };
+std::string_view to_string(EvidenceStatus status) noexcept;
+// Whether a row counts toward a pass.
+inline bool has_power(EvidenceStatus s) noexcept { return s == EvidenceStatus::kPass; }
 
 // Throws InputError(kBadParameter) naming the option out of range.
 void validate(const CheckOptions& options);
@@ -57,6 +93,7 @@ struct FamilyPartResult {
   std::uint64_t deadlocks = 0;   // scenarios with a deadlock
   std::uint64_t incomplete = 0;  // over the state limit
   std::optional<Scenario> first_failure;
+  EvidenceStatus status = EvidenceStatus::kNoPower;
 };
 
 struct CampaignFailure {
@@ -81,6 +118,7 @@ struct SchedulerCampaign {
   double max_bound = 0;
   double worst_miss = 0;
   std::optional<CampaignFailure> first_failure;
+  EvidenceStatus status = EvidenceStatus::kNoPower;
 };
 
 enum class CheckVerdict { kPass, kFail, kInconclusive };
@@ -92,6 +130,12 @@ struct MinimalCounterexample {
   Scenario scenario;          // shrunk
   std::size_t shrink_steps = 0;
   std::size_t shrink_tried = 0;
+  ShrinkStop shrink_stop = ShrinkStop::kOneMinimal;  // shrink.hpp
+  std::size_t shrink_limit = 0;          // the try limit
+  std::size_t final_candidates = 0;      // candidates of the result, all tried and rejected (kOneMinimal)
+  // Candidates rejected by the campaign schedulers because the explorer
+  // passed its state limit on them: rejected by sampling, not exhaustively.
+  std::size_t sampled_rejections = 0;
   std::size_t preemptions = 0;           // of the schedule below
   std::optional<std::size_t> original_preemptions;  // of the schedule as found, when one was
   Counterexample trace;                  // the replayed fewest-preemption schedule
@@ -101,6 +145,7 @@ struct CheckResult {
   std::string scheme;
   CheckOptions options;
   SchemeTable statics;
+  EvidenceStatus static_status = EvidenceStatus::kNoPower;
   std::vector<FamilyPartResult> family;
   std::vector<Scenario> campaign_scenarios;
   std::vector<SchedulerCampaign> campaigns;
@@ -110,7 +155,8 @@ struct CheckResult {
 };
 
 // Called now and then with (stage, done, total); stages are "static",
-// "family", "campaigns", "shrink".
+// "family", "campaigns", "shrink". Calls may come from worker threads, one
+// at a time.
 using CheckProgress = std::function<void(std::string_view, std::uint64_t, std::uint64_t)>;
 
 // Throws InputError if the options are out of range.
