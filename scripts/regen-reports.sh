@@ -15,7 +15,8 @@ $pathlock simulate --out reports/generated/simulate --color never >/dev/null
 rm -rf reports/generated/check
 files=()
 for f in request-order depth-only per-role deepest-first; do files+=(--scheme-file "sim/schemes/$f.json"); done
-# Exit 3 is expected: seed 000's scheme 4 and the broken variants fail.
+# Exit 3 is expected: the design notes' scheme 4 as written and the broken
+# variants fail.
 status=0
 $pathlock check --scheme all "${files[@]}" --out reports/generated/check --color never >/dev/null || status=$?
 if [ "$status" -ne 3 ]; then

@@ -40,7 +40,7 @@ TYPED_TEST_SUITE(PathLockConformance, AllSchemes);
 Path P(std::string_view s) { return Path::parse(s); }
 
 // True if the request reads a proper ancestor of a path it writes: the shape
-// on which seed 000's scheme 4 (path-rwa) is unsafe.
+// on which the design notes' scheme 4 as written (path-rwa) is unsafe.
 bool reads_above_own_write(const model::Request& r) {
   for (const auto& rp : r.reads()) {
     for (const auto& wp : r.writes()) {

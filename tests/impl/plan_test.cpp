@@ -21,14 +21,14 @@ std::string plan_text(const Scheme& s, const model::Operation& op) {
   return to_string(s, plan_for(s, op.request()));
 }
 
-TEST(Plan, Seed000Examples) {
+TEST(Plan, DesignNotesExamples) {
   // "if a task needed to access /a/b and /a/b' it would acquire a read lock on
   // /, a read lock on /a, a write lock on /a/b, a write lock on /a/b'".
   EXPECT_EQ(to_string(path_rw_scheme(), plan_for(path_rw_scheme(), Request({}, {P("/a/b"), P("/a/b'")}))),
             "R(/) R(/a) W(/a/b) W(/a/b')");
   EXPECT_EQ(plan_text(path_rwa_scheme(), model::read(P("/a/b"))), "RA(/) RA(/a) R(/a/b)");
   EXPECT_EQ(plan_text(path_rwa_scheme(), model::write(P("/a/b"))), "WA(/) WA(/a) W(/a/b)");
-  // Seed 000 as written: /a is read and an ancestor of a written path: WA only.
+  // The design notes' rule as written: /a is read and an ancestor of a written path: WA only.
   EXPECT_EQ(plan_text(path_rwa_scheme(), model::copy(P("/a"), P("/a/b"))), "WA(/) WA(/a) W(/a/b)");
   EXPECT_EQ(plan_text(path_rwa_joined_scheme(), model::copy(P("/a"), P("/a/b"))),
             "WA(/) RWA(/a) W(/a/b)");
@@ -95,12 +95,13 @@ RC_GTEST_PROP(PlanProps, StrictlyIncreasingAndEachLockOnce, (const Request& r)) 
   }
 }
 
-// Seed 000's rule for scheme 4, transcribed bullet by bullet:
+// The design notes' rule for scheme 4 (proofs/design.md, "The design notes'
+// four schemes"), transcribed bullet by bullet:
 //   W  for all p in P_W
 //   WA for all ancestors of P_W, except any in P_W
 //   R  for all p in P_R, except any in P_W and any ancestors of P_W
 //   RA for all ancestors of P_R, except any in P_W, any ancestors of P_W, and any in P_R
-std::map<Path, std::string> seed000_rule(const Request& r) {
+std::map<Path, std::string> design_notes_scheme4_rule(const Request& r) {
   std::set<Path> pw(r.writes().begin(), r.writes().end());
   std::set<Path> pr(r.reads().begin(), r.reads().end());
   std::set<Path> anc_w, anc_r;
@@ -122,15 +123,15 @@ RC_GTEST_PROP(OrderProps, AncestorsFirstOrdersKeepTheirPromise, (const Path& p))
   }
 }
 
-RC_GTEST_PROP(PlanProps, Scheme4FollowsSeed000AsWritten, (const Request& r)) {
+RC_GTEST_PROP(PlanProps, Scheme4FollowsTheDesignNotesRuleAsWritten, (const Request& r)) {
   std::map<Path, std::string> got;
   for (const auto& step : plan_for(path_rwa_scheme(), r)) got[step.lock] = path_rwa_scheme().mode_name(step.mode);
-  RC_ASSERT(got == seed000_rule(r));
+  RC_ASSERT(got == design_notes_scheme4_rule(r));
 }
 
-// Seed 000's rule for scheme 3: W on every path in P = P_R u P_W, R on every
+// The design notes' rule for scheme 3: W on every path in P = P_R u P_W, R on every
 // ancestor of P not in P.
-RC_GTEST_PROP(PlanProps, Scheme3FollowsSeed000, (const Request& r)) {
+RC_GTEST_PROP(PlanProps, Scheme3FollowsTheDesignNotesRule, (const Request& r)) {
   std::set<Path> all(r.reads().begin(), r.reads().end());
   all.insert(r.writes().begin(), r.writes().end());
   std::map<Path, std::string> want;
@@ -150,7 +151,7 @@ RC_GTEST_PROP(PlanProps, PlanConflictIsSymmetric, (const Request& a, const Reque
 }
 
 // A request that reads a proper ancestor of a path it writes: the only shape
-// on which seed 000's precedence (R v WA = WA) differs from a true join.
+// on which the design notes' precedence (R v WA = WA) differs from a true join.
 bool reads_above_own_write(const Request& r) {
   for (const auto& rp : r.reads()) {
     for (const auto& wp : r.writes()) {
@@ -164,7 +165,7 @@ RC_GTEST_PROP(PlanProps, StaticSafety, (const Request& a, const Request& b)) {
   RC_PRE(model::conflicts(a, b));
   for (const auto* s : builtin_schemes()) {
     if (s == &path_rwa_scheme() && (reads_above_own_write(a) || reads_above_own_write(b))) {
-      continue;  // the known flaw; see Seed000Scheme4IsUnsafeForReadsAboveOwnWrites
+      continue;  // the known flaw; see Scheme4AsWrittenIsUnsafeForReadsAboveOwnWrites
     }
     RC_ASSERT(plans_conflict(*s, plan_for(*s, a), plan_for(*s, b)).has_value());
   }
@@ -177,7 +178,7 @@ RC_GTEST_PROP(PlanProps, JoinedSchemeAgreesWithTheModelExactly, (const Request& 
   RC_ASSERT(plans_conflict(s, plan_for(s, a), plan_for(s, b)).has_value() == model::conflicts(a, b));
 }
 
-TEST(Plan, Seed000Scheme4IsUnsafeForReadsAboveOwnWrites) {
+TEST(Plan, Scheme4AsWrittenIsUnsafeForReadsAboveOwnWrites) {
   // Known result: copy(/a, /a/b) reads /a but holds only WA there, and WA
   // admits write(/a/c)'s WA.
   const auto& s = path_rwa_scheme();

@@ -30,8 +30,8 @@
 // the simulator and the model checker validate: one step per lock, each lock
 // once, in strictly increasing order of the scheme's LockOrder (by default
 // ancestor first, then lexicographic by component). An acquire takes its steps
-// one at a time and waits for at most one lock at a time, which is what seed
-// 000's deadlock-freedom theorem requires. A thread that already holds a
+// one at a time and waits for at most one lock at a time, which is what the
+// deadlock-freedom theorem requires (proofs/deadlock-freedom.md). A thread that already holds a
 // guard and acquires another that conflicts with it deadlocks with itself:
 // the lock is not re-entrant (a self-loop in the wait-for graph).
 //
