@@ -115,6 +115,59 @@ std::map<Path, std::string> design_notes_scheme4_rule(const Request& r) {
   return out;
 }
 
+// Plans of more than StepBuffer::kInline (32) steps spill to the heap, and
+// sorting, joining and truncating then run on heap storage (truncating back
+// to inline storage when joining leaves 32 or fewer). Deep requests, planned
+// into one reused buffer: each plan must equal the design notes' rule (a
+// separate transcription, above) and be strictly increasing.
+std::string deep(std::string_view top, int depth) {
+  std::string text;
+  for (int i = 0; i < depth; ++i) text += "/" + std::string(i == 0 ? top : "d") + std::to_string(i);
+  return text;
+}
+
+TEST(Plan, DeepPlansBeyondTheInlineStepsFollowTheRule) {
+  const struct {
+    const char* what;
+    Request request;
+    std::size_t steps;
+  } cases[] = {
+      {"write 40 deep", Request({}, {P(deep("a", 40))}), 41},
+      {"copy between depth-40 siblings", Request({P(deep("a", 40))}, {P(deep("a", 39) + "/x")}), 42},
+      {"copy between unrelated depth-16 paths", Request({P(deep("a", 16))}, {P(deep("b", 16))}), 33},
+      {"rename joining 42 raw steps into 23", Request({}, {P(deep("a", 20)), P(deep("a", 18) + "/x/y")}), 23},
+      {"write 3 deep (back to inline)", Request({}, {P("/a/b/c")}), 4},
+  };
+  StepBuffer reused;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    for (const Scheme* scheme : {&path_rwa_scheme(), &path_rwa_joined_scheme(), &path_rw_scheme()}) {
+      SCOPED_TRACE(scheme->name());
+      plan_into(*scheme, c.request, reused);
+      EXPECT_EQ(reused.size(), c.steps);
+      std::map<Path, std::string> got;
+      for (std::size_t i = 0; i < reused.size(); ++i) {
+        got[P(reused[i].lock)] = scheme->mode_name(reused[i].mode);
+        if (i > 0) {
+          EXPECT_TRUE(scheme->order().less(reused[i - 1].lock, reused[i].lock)) << reused[i].lock;
+        }
+      }
+      EXPECT_EQ(got.size(), reused.size()) << "a lock appears twice";
+      if (scheme == &path_rwa_scheme()) {
+        EXPECT_EQ(got, design_notes_scheme4_rule(c.request));
+      }
+      // A fresh buffer and plan_for agree with the reused one.
+      StepBuffer fresh;
+      plan_into(*scheme, c.request, fresh);
+      ASSERT_EQ(fresh.size(), reused.size());
+      for (std::size_t i = 0; i < fresh.size(); ++i) EXPECT_EQ(fresh[i], reused[i]);
+      const Plan plan = plan_for(*scheme, c.request);
+      ASSERT_EQ(plan.size(), reused.size());
+      for (std::size_t i = 0; i < plan.size(); ++i) EXPECT_EQ(plan.steps()[i].lock.str(), reused[i].lock);
+    }
+  }
+}
+
 // Planning trusts an order's Ancestry promise to skip sorting: check it.
 RC_GTEST_PROP(OrderProps, AncestorsFirstOrdersKeepTheirPromise, (const Path& p)) {
   for (const auto* o : LockOrder::builtins()) {

@@ -169,6 +169,10 @@ class PathLock {
   // Idle entries kept for reuse, over all shards: at most
   // shards * max_idle_locks_per_shard.
   std::size_t idle_locks() const;
+  // Acquisitions queued on some lock and not yet granted, timed out or
+  // cancelled, over all shards (a snapshot, for monitoring and for tests
+  // that must know a waiter is queued before they act).
+  std::size_t waiting_acquisitions() const;
 
  private:
   enum class WaitPolicy { kNever, kUntilDeadline, kForever };
