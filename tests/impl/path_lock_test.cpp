@@ -1,6 +1,7 @@
 // PathLock: one typed conformance suite run against every scheme, plus
 // multi-threaded stress tests with a shadow checker that judges every grant
 // by the model's conflict predicate. Run under TSan and ASan+UBSan in CI.
+// Fairness: path_lock_fairness_test.cpp.
 
 #include <gtest/gtest.h>
 
@@ -15,18 +16,19 @@
 #include "pathlock/path_lock.hpp"
 #include "pathlock/sim/rng.hpp"
 #include "pathlock/sim/tree.hpp"
+#include "support/path_lock_support.hpp"
 
 namespace pathlock {
 namespace {
 
 using namespace std::chrono_literals;
 using model::Path;
-
-struct GlobalMutex { static const impl::Scheme& scheme() { return impl::global_mutex_scheme(); } };
-struct GlobalRw { static const impl::Scheme& scheme() { return impl::global_rw_scheme(); } };
-struct PathRw { static const impl::Scheme& scheme() { return impl::path_rw_scheme(); } };
-struct PathRwa { static const impl::Scheme& scheme() { return impl::path_rwa_scheme(); } };
-struct PathRwaJoined { static const impl::Scheme& scheme() { return impl::path_rwa_joined_scheme(); } };
+using testing_support::eventually;
+using testing_support::GlobalMutex;
+using testing_support::GlobalRw;
+using testing_support::PathRw;
+using testing_support::PathRwa;
+using testing_support::PathRwaJoined;
 
 template <typename S>
 class PathLockConformance : public ::testing::Test {
@@ -38,18 +40,6 @@ using AllSchemes = ::testing::Types<GlobalMutex, GlobalRw, PathRw, PathRwa, Path
 TYPED_TEST_SUITE(PathLockConformance, AllSchemes);
 
 Path P(std::string_view s) { return Path::parse(s); }
-
-// Polls `done` until it holds or `limit` passes: a test that waits for a
-// state of the lock fails, instead of hanging, if the state never comes.
-template <typename Done>
-bool eventually(Done done, std::chrono::milliseconds limit = 5s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(100us);
-  }
-  return true;
-}
 
 // True if the request reads a proper ancestor of a path it writes: the shape
 // on which the design notes' scheme 4 as written (path-rwa) is unsafe.
@@ -281,101 +271,6 @@ TYPED_TEST(PathLockConformance, StressNoConflictingRequestsEverHoldTogether) {
   // stressed on single-path requests only.
   const bool multi = TypeParam::scheme().name() != "path-rwa";
   stress<TypeParam>(stress_ops(multi), 4, 3000);
-}
-
-// FIFO among conflicting requests, step by step: a reader holds /docs; a
-// writer queues; a later reader, compatible with the holder, must queue
-// behind the writer rather than be granted at once; releasing the holder
-// grants the writer, then the reader.
-template <typename S>
-void later_reader_queues_behind_a_waiting_writer() {
-  SCOPED_TRACE(S::scheme().name());
-  PathLock lock(S::scheme());
-  const auto read = model::read(P("/docs")).request();
-  const auto write = model::write(P("/docs")).request();
-  auto first = lock.acquire(read);
-  std::atomic<int> grants{0};
-  std::atomic<int> writer_rank{0};
-  std::atomic<int> reader_rank{0};
-  std::thread writer([&] {
-    auto g = lock.acquire_for(write, 60s);
-    if (g) writer_rank = ++grants;
-  });
-  ASSERT_TRUE(eventually([&] { return lock.waiting_acquisitions() == 1; })) << "the writer never queued";
-  std::thread reader([&] {
-    auto g = lock.acquire_for(read, 60s);
-    if (g) reader_rank = ++grants;
-  });
-  const bool reader_queued = eventually([&] { return lock.waiting_acquisitions() == 2; });
-  EXPECT_TRUE(reader_queued) << "the later reader did not queue behind the waiting writer";
-  EXPECT_EQ(reader_rank.load(), 0) << "the later reader was granted while the writer waited";
-  first.release();
-  writer.join();
-  reader.join();
-  EXPECT_EQ(writer_rank.load(), 1);
-  EXPECT_EQ(reader_rank.load(), 2);
-  EXPECT_EQ(lock.active_locks(), 0u);
-}
-
-TEST(PathLockFairness, ALaterReaderQueuesBehindAWaitingWriter) {
-  later_reader_queues_behind_a_waiting_writer<GlobalRw>();
-  later_reader_queues_behind_a_waiting_writer<PathRw>();
-  later_reader_queues_behind_a_waiting_writer<PathRwaJoined>();
-}
-
-// The same under load: readers keep the lock busy; once the writer is queued,
-// no reader that starts later is granted before it. The test pins the lock
-// with a read of its own until the writer is queued and readers have started
-// acquires after that, so it always reaches the case it checks. Readers never
-// wait for each other or for the pin, so while the writer has not been
-// granted, any waiting acquisition means the writer is queued.
-template <typename S>
-void writer_is_not_bypassed() {
-  SCOPED_TRACE(S::scheme().name());
-  PathLock lock(S::scheme());
-  const auto read = model::read(P("/docs")).request();
-  const auto write = model::write(P("/docs")).request();
-  std::atomic<bool> stop{false};
-  std::atomic<bool> writer_done{false};
-  std::atomic<int> started_behind_writer{0};
-  std::atomic<int> bypasses{0};
-  std::atomic<int> reader_failures{0};
-  auto pin = lock.acquire(read);
-  std::vector<std::thread> readers;
-  for (int t = 0; t < 3; ++t) {
-    readers.emplace_back([&] {
-      while (!stop) {
-        const bool behind_writer = !writer_done && lock.waiting_acquisitions() >= 1;
-        if (behind_writer) ++started_behind_writer;
-        auto g = lock.acquire_for(read, 60s);
-        if (!g) ++reader_failures;
-        if (behind_writer && !writer_done) ++bypasses;
-        std::this_thread::sleep_for(200us);
-      }
-    });
-  }
-  std::atomic<bool> writer_granted{false};
-  std::thread writer([&] {
-    auto g = lock.acquire_for(write, 60s);
-    writer_granted = g.owns_lock();
-    writer_done = true;
-  });
-  const bool queued = eventually([&] { return lock.waiting_acquisitions() >= 1; });
-  const bool reached = eventually([&] { return started_behind_writer.load() >= 2; });
-  pin.release();
-  writer.join();
-  stop = true;
-  for (auto& r : readers) r.join();
-  EXPECT_TRUE(queued) << "the writer never queued";
-  EXPECT_TRUE(reached) << "no reader started while the writer was queued";
-  EXPECT_TRUE(writer_granted.load());
-  EXPECT_EQ(reader_failures.load(), 0);
-  EXPECT_EQ(bypasses.load(), 0);
-}
-
-TEST(PathLockFairness, AWriterIsNotBypassedByLaterReaders) {
-  writer_is_not_bypassed<GlobalRw>();
-  writer_is_not_bypassed<PathRwaJoined>();
 }
 
 // Plans longer than the Guard's and StepBuffer's inline capacity (32 steps):
