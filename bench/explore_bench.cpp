@@ -1,7 +1,7 @@
 // The model checker: exhaustive exploration of N tasks with one conflicting
 // request each (every task writes /a/b), for N = 4, 5, 6, under every
 // built-in scheme. The baseline is the same search with every reduction off
-// (state hashing only), in the same run. Targets (issue 4): N=5 under 1 s,
+// (state hashing only), in the same run. Targets: N=5 under 1 s,
 // N=6 under 10 s, per scheme.
 //
 // Counters: states (distinct states visited), transitions, states_per_second.

@@ -1,7 +1,7 @@
 // PathLock: acquire+release costs and 2-thread scaling, against baselines
 // measured in the same run.
 //
-// Cases (issue 5):
+// Cases:
 //   uncontended: one depth-4 request, acquired and released in a loop:
 //                write, read and copy, for every built-in scheme;
 //   disjoint:    threads on disjoint subtrees (/t<i>/folder/sub/object);
@@ -283,7 +283,7 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
         "BM_PathLock/hot-folder/" + scheme->name());
   }
   line("");
-  // The issue's targets, judged on the recommended scheme.
+  // The targets the README states, judged on the recommended scheme.
   const std::string best = "path-rwa-joined";
   const Figures* w = find("BM_PathLock/uncontended-write/" + best);
   const double d1 = rate(find(threads("BM_PathLock/disjoint/" + best, 1)));

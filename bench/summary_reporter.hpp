@@ -19,6 +19,7 @@ namespace pathlock::bench {
 
 struct Figures {
   double ns = 0;                             // real time per iteration, nanoseconds
+  double cpu_ns = 0;                         // CPU time per iteration, nanoseconds
   std::map<std::string, double> counters;    // as reported (rates per second)
   bool from_median = false;
   double counter(const std::string& name, double missing = -1) const {
@@ -57,6 +58,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
       if (f.from_median && !median) continue;
       f.from_median = median;
       f.ns = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
+      f.cpu_ns = run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
       for (const auto& [name, counter] : run.counters) f.counters[name] = counter.value;
     }
   }

@@ -3,6 +3,8 @@
 # baseline in the same run, and writes
 #   reports/bench/path_lock.md, .json  PathLock against std::mutex and others
 #   reports/bench/explore.md, .json    the model checker, reduced against none
+#   reports/bench/sim.md, .json        the simulator, against the oracle policy
+#   reports/bench/plan.md, .json       planning, against parsing the key
 # (the .md is the computed summary, the .json Google Benchmark's raw output),
 # then replaces each summary's block in README.md. Extra arguments go to
 # path_lock_bench (e.g. --benchmark_filter=uncontended).
@@ -10,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target path_lock_bench explore_bench
+cmake --build --preset release --target path_lock_bench explore_bench sim_bench plan_bench
 mkdir -p reports/bench
 build/release/bench/path_lock_bench --benchmark_repetitions=3 --benchmark_min_time=0.5 \
   --benchmark_report_aggregates_only=true \
@@ -23,14 +25,17 @@ build/release/bench/explore_bench --benchmark_repetitions=3 --benchmark_min_time
   --benchmark_out=reports/bench/explore.json --benchmark_out_format=json \
   --summary=reports/bench/explore.md
 
-# Quote each summary in the README, between its markers.
-quote() {
-  awk -v summary="$2" -v begin="<!-- begin $1 -->" -v end="<!-- end $1 -->" '
-    $0 == begin { print; while ((getline line < summary) > 0) print line; skip = 1; next }
-    $0 == end { skip = 0 }
-    !skip { print }
-  ' README.md > README.md.new && mv README.md.new README.md
-}
-quote path_lock_bench reports/bench/path_lock.md
-quote explore_bench reports/bench/explore.md
-echo "bench: wrote reports/bench/{path_lock,explore}.{md,json} and quoted the summaries in README.md"
+build/release/bench/sim_bench --benchmark_repetitions=3 --benchmark_min_time=0.2 \
+  --benchmark_report_aggregates_only=true \
+  --benchmark_out=reports/bench/sim.json --benchmark_out_format=json \
+  --summary=reports/bench/sim.md
+
+build/release/bench/plan_bench --benchmark_repetitions=3 --benchmark_min_time=0.2 \
+  --benchmark_report_aggregates_only=true \
+  --benchmark_out=reports/bench/plan.json --benchmark_out_format=json \
+  --summary=reports/bench/plan.md
+
+# Quote each summary in the README, between its markers (a test checks them).
+cmake -DSOURCE_DIR="$PWD" -DMODE=write -DBLOCKS="path_lock_bench;explore_bench;sim_bench;plan_bench" \
+  -P scripts/doc-blocks.cmake
+echo "bench: wrote reports/bench/{path_lock,explore,sim,plan}.{md,json} and quoted the summaries in README.md"

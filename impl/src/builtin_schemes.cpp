@@ -81,7 +81,7 @@ const Scheme& path_rw_scheme() {
 const Scheme& path_rwa_scheme() {
   static const Scheme scheme(SchemeSpec{
       .name = "path-rwa",
-      .title = "per-path read/write/ancestor locks (seed 000, as written)",
+      .title = "per-path read/write/ancestor locks (design notes, as written)",
       .description = "W on written paths, WA on their ancestors, R on read paths, RA on their "
                      "ancestors, by precedence W > WA > R > RA where a path has several roles.",
       .granularity = Granularity::kPerPath,
@@ -113,9 +113,9 @@ const Scheme& path_rwa_joined_scheme() {
   static const Scheme scheme(SchemeSpec{
       .name = "path-rwa-joined",
       .title = "per-path read/write/ancestor locks, modes joined (corrected)",
-      .description = "Seed 000's scheme with Gray's SIX mode (RWA) as the join of R and WA, so "
-                     "a path that is read and lies above a written path keeps both roles' "
-                     "conflicts.",
+      .description = "The design notes' scheme 4 with Gray's SIX mode (RWA) as the join of R "
+                     "and WA, so a path that is read and lies above a written path keeps both "
+                     "roles' conflicts.",
       .granularity = Granularity::kPerPath,
       .modes = {{"RA", "read-ancestor: a path below is read"},
                 {"R", "read: this subtree is read"},

@@ -541,6 +541,18 @@ std::size_t PathLock::idle_locks() const {
   return sum_over_shards([](const Shard& s) NO_THREAD_SAFETY_ANALYSIS { return s.idle_count; });
 }
 
+std::size_t PathLock::waiting_acquisitions() const {
+  // One sleeper record per queued acquisition, on the entry it waits for;
+  // a grant or a withdrawal removes it under the same shard lock.
+  return sum_over_shards([](const Shard& s) NO_THREAD_SAFETY_ANALYSIS {
+    std::size_t n = 0;
+    for (const Node* head : s.buckets) {
+      for (const Node* node = head; node != nullptr; node = node->next) n += node->sleepers.size();
+    }
+    return n;
+  });
+}
+
 // --- Guard -------------------------------------------------------------------
 
 void PathLock::Guard::push(Node* n, ModeId mode) {

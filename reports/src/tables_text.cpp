@@ -93,7 +93,7 @@ Table lineage_table(const sim::SchemeTable& t) {
     for (std::size_t c = 0; c < model::kLineageAxes.size(); ++c) {
       const auto cat = model::category_of_cell(model::kLineageAxes[r], model::kLineageAxes[c]);
       Cell cell = verdict_cell(t.verdicts[model::index_of(cat)]);
-      if (c < r) cell.style = CellStyle::kMirror;  // seed 002 greys out the mirror half
+      if (c < r) cell.style = CellStyle::kMirror;  // the design notes grey out the mirror half
       row.push_back(cell);
     }
     out.rows.push_back(std::move(row));
@@ -135,11 +135,11 @@ void scheme_section(Document& doc, const sim::SchemeTable& t) {
   }
   doc.heading(3, "Modes");
   doc.table(compatibility_table(s));
-  doc.heading(3, "Pair categories (seed 000)");
+  doc.heading(3, "Pair categories (score out of 4)");
   doc.table(category_table(t));
-  doc.paragraph(fmt::format("Score: {} (seed 000 form), {} (seed 002 form).",
+  doc.paragraph(fmt::format("Score: {} (six-row category table), {} (4x4 lineage table).",
                             score_text(t.score4), score_text(t.score8)));
-  doc.heading(3, "Lineage table (seed 002)");
+  doc.heading(3, "Lineage table (score out of 8)");
   doc.table(lineage_table(t));
   doc.heading(3, "All request pairs, single- and multi-path");
   doc.paragraph(fmt::format(

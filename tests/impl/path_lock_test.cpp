@@ -1,6 +1,7 @@
 // PathLock: one typed conformance suite run against every scheme, plus
 // multi-threaded stress tests with a shadow checker that judges every grant
 // by the model's conflict predicate. Run under TSan and ASan+UBSan in CI.
+// Fairness: path_lock_fairness_test.cpp.
 
 #include <gtest/gtest.h>
 
@@ -15,18 +16,19 @@
 #include "pathlock/path_lock.hpp"
 #include "pathlock/sim/rng.hpp"
 #include "pathlock/sim/tree.hpp"
+#include "support/path_lock_support.hpp"
 
 namespace pathlock {
 namespace {
 
 using namespace std::chrono_literals;
 using model::Path;
-
-struct GlobalMutex { static const impl::Scheme& scheme() { return impl::global_mutex_scheme(); } };
-struct GlobalRw { static const impl::Scheme& scheme() { return impl::global_rw_scheme(); } };
-struct PathRw { static const impl::Scheme& scheme() { return impl::path_rw_scheme(); } };
-struct PathRwa { static const impl::Scheme& scheme() { return impl::path_rwa_scheme(); } };
-struct PathRwaJoined { static const impl::Scheme& scheme() { return impl::path_rwa_joined_scheme(); } };
+using testing_support::eventually;
+using testing_support::GlobalMutex;
+using testing_support::GlobalRw;
+using testing_support::PathRw;
+using testing_support::PathRwa;
+using testing_support::PathRwaJoined;
 
 template <typename S>
 class PathLockConformance : public ::testing::Test {
@@ -40,7 +42,7 @@ TYPED_TEST_SUITE(PathLockConformance, AllSchemes);
 Path P(std::string_view s) { return Path::parse(s); }
 
 // True if the request reads a proper ancestor of a path it writes: the shape
-// on which seed 000's scheme 4 (path-rwa) is unsafe.
+// on which the design notes' scheme 4 as written (path-rwa) is unsafe.
 bool reads_above_own_write(const model::Request& r) {
   for (const auto& rp : r.reads()) {
     for (const auto& wp : r.writes()) {
@@ -142,19 +144,45 @@ TYPED_TEST(PathLockConformance, BadInputIsRejectedBeforeAnyLockIsTaken) {
   EXPECT_TRUE(this->lock_.try_acquire(model::write(P("/a/b")).request()));
 }
 
+// Stop-token cancellation of an acquire that is queued, not one that has not
+// started waiting yet: the test waits until the lock reports the acquire
+// queued, and only then requests the stop. A cancellation that does not wake
+// the waiter fails within seconds instead of hanging (the holder is then
+// released, so the thread can finish and be joined).
+enum class CancelledWait { kForever, kWithDeadline };
 TYPED_TEST(PathLockConformance, AWaitingAcquireCanBeCancelled) {
   auto holder = this->lock_.write(P("/a"));
-  std::stop_source stop;
-  std::atomic<int> status{-1};
-  std::thread t([&] { status = static_cast<int>(this->lock_.acquire(model::write(P("/a/b")).request(), stop.get_token()).status()); });
-  std::this_thread::sleep_for(20ms);
-  stop.request_stop();
-  t.join();
-  EXPECT_EQ(status.load(), static_cast<int>(AcquireStatus::kCancelled));
-  EXPECT_EQ(this->lock_.active_locks(), holder.lock_count());  // the withdrawn waiter left nothing behind
+  const std::size_t held = this->lock_.active_locks();
+  const auto request = model::write(P("/a/b")).request();
+  for (const CancelledWait wait : {CancelledWait::kForever, CancelledWait::kWithDeadline}) {
+    SCOPED_TRACE(wait == CancelledWait::kForever ? "acquire(request, stop)" : "acquire_for(request, 60s, stop)");
+    std::stop_source stop;
+    constexpr int kWaiting = -1;
+    std::atomic<int> status{kWaiting};
+    std::thread waiter([&] {
+      auto g = wait == CancelledWait::kForever ? this->lock_.acquire(request, stop.get_token())
+                                               : this->lock_.acquire_for(request, 60s, stop.get_token());
+      status = static_cast<int>(g.status());
+    });
+    ASSERT_TRUE(eventually([&] { return this->lock_.waiting_acquisitions() == 1; }))
+        << "the acquire never queued behind the holder: the test would not reach its case";
+    EXPECT_EQ(status.load(), kWaiting);
+    stop.request_stop();
+    if (!eventually([&] { return status.load() != kWaiting; })) {
+      ADD_FAILURE() << "the stop did not wake the queued acquire";
+      holder.release();
+    }
+    waiter.join();
+    ASSERT_EQ(status.load(), static_cast<int>(AcquireStatus::kCancelled));
+    EXPECT_EQ(this->lock_.waiting_acquisitions(), 0u);
+    EXPECT_EQ(this->lock_.active_locks(), held);  // the withdrawn waiter left nothing behind
+  }
+  // A stop requested before the call: nothing is taken.
   std::stop_source already;
   already.request_stop();
-  EXPECT_EQ(this->lock_.acquire(model::read(P("/z")).request(), already.get_token()).status(), AcquireStatus::kCancelled);
+  EXPECT_EQ(this->lock_.acquire(model::read(P("/z")).request(), already.get_token()).status(),
+            AcquireStatus::kCancelled);
+  EXPECT_EQ(this->lock_.active_locks(), held);
 }
 
 TYPED_TEST(PathLockConformance, GuardsMoveAndReleaseOnce) {
@@ -245,51 +273,50 @@ TYPED_TEST(PathLockConformance, StressNoConflictingRequestsEverHoldTogether) {
   stress<TypeParam>(stress_ops(multi), 4, 3000);
 }
 
-// FIFO among conflicting requests: once a writer waits, no reader that starts
-// later is granted before it, however many readers keep the lock busy.
-template <typename S>
-void writer_is_not_bypassed() {
-  PathLock lock(S::scheme());
-  const auto read = model::read(P("/docs")).request();
-  const auto write = model::write(P("/docs")).request();
-  std::atomic<bool> stop{false};
-  std::atomic<bool> writer_queued{false};
-  std::atomic<bool> writer_done{false};
-  std::atomic<int> bypasses{0};
-  std::vector<std::thread> readers;
-  for (int t = 0; t < 3; ++t) {
-    readers.emplace_back([&] {
-      while (!stop) {
-        const bool started_after_writer_queued = writer_queued && !writer_done;
-        auto g = lock.acquire(read);
-        if (started_after_writer_queued && !writer_done) ++bypasses;
-        std::this_thread::sleep_for(200us);
-      }
-    });
-  }
-  std::this_thread::sleep_for(10ms);  // the readers overlap: the lock is never free
-  std::thread writer([&] {
-    auto g = lock.acquire(write);
-    writer_done = true;
-  });
-  // The writer is queued once a probe read would block: with only readers
-  // holding and nobody waiting, a read is always granted at once.
-  while (!writer_done) {
-    auto probe = lock.try_acquire(read);
-    if (!probe) break;
-    probe.release();
-    std::this_thread::sleep_for(100us);
-  }
-  writer_queued = true;
-  writer.join();
-  stop = true;
-  for (auto& r : readers) r.join();
-  EXPECT_EQ(bypasses.load(), 0);
+// Plans longer than the Guard's and StepBuffer's inline capacity (32 steps):
+// a write 40 levels deep takes 41 locks, the rest on the heap. The guard
+// holds all of them, blocks what conflicts with the deepest one, rolls back a
+// blocked acquire that already holds more than 32, moves, and releases every
+// lock (ASan checks the heap paths).
+Path deep_path(int depth, std::string_view leaf = "") {
+  std::string text;
+  for (int i = 0; i < depth; ++i) text += "/d" + std::to_string(i);
+  if (!leaf.empty()) text += "/" + std::string(leaf);
+  return P(text);
 }
 
-TEST(PathLockFairness, AWriterIsNotBypassedByLaterReaders) {
-  writer_is_not_bypassed<GlobalRw>();
-  writer_is_not_bypassed<PathRwaJoined>();
+TYPED_TEST(PathLockConformance, DeepPlansBeyondTheInlineStepsHoldEveryLock) {
+  const auto& scheme = TypeParam::scheme();
+  const Path deep = deep_path(40);
+  const auto write = model::write(deep).request();
+  const std::size_t steps = impl::plan_for(scheme, write).size();
+  ASSERT_GT(steps, 0u);
+  auto guard = this->lock_.acquire(write);
+  ASSERT_TRUE(guard);
+  EXPECT_EQ(guard.lock_count(), steps);
+  if (scheme.granularity() == impl::Granularity::kPerPath) {
+    EXPECT_EQ(steps, 41u);
+    EXPECT_GT(steps, impl::StepBuffer::kInline);
+    EXPECT_EQ(this->lock_.active_locks(), steps);
+  }
+  // Conflicting requests on the deepest lock and below it are refused.
+  EXPECT_EQ(this->lock_.try_acquire(write).status(), AcquireStatus::kWouldBlock);
+  const auto below = model::write(deep_path(40, "x")).request();
+  EXPECT_EQ(this->lock_.acquire_for(below, 1ms).status(), AcquireStatus::kTimedOut);
+  EXPECT_EQ(this->lock_.active_locks(), guard.lock_count());  // the rollback released all it held
+  // A reader beside the deep path but under its top folder may run (per-path
+  // schemes that allow it) or not; either way its answer is the plans'.
+  const auto beside = model::read(P("/d0/other")).request();
+  const bool plans_allow = !impl::plans_conflict(scheme, impl::plan_for(scheme, write), impl::plan_for(scheme, beside));
+  EXPECT_EQ(this->lock_.try_acquire(beside).owns_lock(), plans_allow);
+  PathLock::Guard moved(std::move(guard));
+  EXPECT_EQ(moved.lock_count(), steps);
+  PathLock::Guard assigned;
+  assigned = std::move(moved);
+  EXPECT_EQ(assigned.lock_count(), steps);
+  assigned.release();
+  EXPECT_EQ(this->lock_.active_locks(), 0u);
+  EXPECT_TRUE(this->lock_.try_acquire(below));  // everything was released
 }
 
 TEST(PathLockEviction, EntriesComeAndGoUnderChurn) {

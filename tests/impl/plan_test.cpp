@@ -21,14 +21,14 @@ std::string plan_text(const Scheme& s, const model::Operation& op) {
   return to_string(s, plan_for(s, op.request()));
 }
 
-TEST(Plan, Seed000Examples) {
+TEST(Plan, DesignNotesExamples) {
   // "if a task needed to access /a/b and /a/b' it would acquire a read lock on
   // /, a read lock on /a, a write lock on /a/b, a write lock on /a/b'".
   EXPECT_EQ(to_string(path_rw_scheme(), plan_for(path_rw_scheme(), Request({}, {P("/a/b"), P("/a/b'")}))),
             "R(/) R(/a) W(/a/b) W(/a/b')");
   EXPECT_EQ(plan_text(path_rwa_scheme(), model::read(P("/a/b"))), "RA(/) RA(/a) R(/a/b)");
   EXPECT_EQ(plan_text(path_rwa_scheme(), model::write(P("/a/b"))), "WA(/) WA(/a) W(/a/b)");
-  // Seed 000 as written: /a is read and an ancestor of a written path: WA only.
+  // The design notes' rule as written: /a is read and an ancestor of a written path: WA only.
   EXPECT_EQ(plan_text(path_rwa_scheme(), model::copy(P("/a"), P("/a/b"))), "WA(/) WA(/a) W(/a/b)");
   EXPECT_EQ(plan_text(path_rwa_joined_scheme(), model::copy(P("/a"), P("/a/b"))),
             "WA(/) RWA(/a) W(/a/b)");
@@ -95,12 +95,13 @@ RC_GTEST_PROP(PlanProps, StrictlyIncreasingAndEachLockOnce, (const Request& r)) 
   }
 }
 
-// Seed 000's rule for scheme 4, transcribed bullet by bullet:
+// The design notes' rule for scheme 4 (proofs/design.md, "The design notes'
+// four schemes"), transcribed bullet by bullet:
 //   W  for all p in P_W
 //   WA for all ancestors of P_W, except any in P_W
 //   R  for all p in P_R, except any in P_W and any ancestors of P_W
 //   RA for all ancestors of P_R, except any in P_W, any ancestors of P_W, and any in P_R
-std::map<Path, std::string> seed000_rule(const Request& r) {
+std::map<Path, std::string> design_notes_scheme4_rule(const Request& r) {
   std::set<Path> pw(r.writes().begin(), r.writes().end());
   std::set<Path> pr(r.reads().begin(), r.reads().end());
   std::set<Path> anc_w, anc_r;
@@ -114,6 +115,59 @@ std::map<Path, std::string> seed000_rule(const Request& r) {
   return out;
 }
 
+// Plans of more than StepBuffer::kInline (32) steps spill to the heap, and
+// sorting, joining and truncating then run on heap storage (truncating back
+// to inline storage when joining leaves 32 or fewer). Deep requests, planned
+// into one reused buffer: each plan must equal the design notes' rule (a
+// separate transcription, above) and be strictly increasing.
+std::string deep(std::string_view top, int depth) {
+  std::string text;
+  for (int i = 0; i < depth; ++i) text += "/" + std::string(i == 0 ? top : "d") + std::to_string(i);
+  return text;
+}
+
+TEST(Plan, DeepPlansBeyondTheInlineStepsFollowTheRule) {
+  const struct {
+    const char* what;
+    Request request;
+    std::size_t steps;
+  } cases[] = {
+      {"write 40 deep", Request({}, {P(deep("a", 40))}), 41},
+      {"copy between depth-40 siblings", Request({P(deep("a", 40))}, {P(deep("a", 39) + "/x")}), 42},
+      {"copy between unrelated depth-16 paths", Request({P(deep("a", 16))}, {P(deep("b", 16))}), 33},
+      {"rename joining 42 raw steps into 23", Request({}, {P(deep("a", 20)), P(deep("a", 18) + "/x/y")}), 23},
+      {"write 3 deep (back to inline)", Request({}, {P("/a/b/c")}), 4},
+  };
+  StepBuffer reused;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    for (const Scheme* scheme : {&path_rwa_scheme(), &path_rwa_joined_scheme(), &path_rw_scheme()}) {
+      SCOPED_TRACE(scheme->name());
+      plan_into(*scheme, c.request, reused);
+      EXPECT_EQ(reused.size(), c.steps);
+      std::map<Path, std::string> got;
+      for (std::size_t i = 0; i < reused.size(); ++i) {
+        got[P(reused[i].lock)] = scheme->mode_name(reused[i].mode);
+        if (i > 0) {
+          EXPECT_TRUE(scheme->order().less(reused[i - 1].lock, reused[i].lock)) << reused[i].lock;
+        }
+      }
+      EXPECT_EQ(got.size(), reused.size()) << "a lock appears twice";
+      if (scheme == &path_rwa_scheme()) {
+        EXPECT_EQ(got, design_notes_scheme4_rule(c.request));
+      }
+      // A fresh buffer and plan_for agree with the reused one.
+      StepBuffer fresh;
+      plan_into(*scheme, c.request, fresh);
+      ASSERT_EQ(fresh.size(), reused.size());
+      for (std::size_t i = 0; i < fresh.size(); ++i) EXPECT_EQ(fresh[i], reused[i]);
+      const Plan plan = plan_for(*scheme, c.request);
+      ASSERT_EQ(plan.size(), reused.size());
+      for (std::size_t i = 0; i < plan.size(); ++i) EXPECT_EQ(plan.steps()[i].lock.str(), reused[i].lock);
+    }
+  }
+}
+
 // Planning trusts an order's Ancestry promise to skip sorting: check it.
 RC_GTEST_PROP(OrderProps, AncestorsFirstOrdersKeepTheirPromise, (const Path& p)) {
   for (const auto* o : LockOrder::builtins()) {
@@ -122,15 +176,15 @@ RC_GTEST_PROP(OrderProps, AncestorsFirstOrdersKeepTheirPromise, (const Path& p))
   }
 }
 
-RC_GTEST_PROP(PlanProps, Scheme4FollowsSeed000AsWritten, (const Request& r)) {
+RC_GTEST_PROP(PlanProps, Scheme4FollowsTheDesignNotesRuleAsWritten, (const Request& r)) {
   std::map<Path, std::string> got;
   for (const auto& step : plan_for(path_rwa_scheme(), r)) got[step.lock] = path_rwa_scheme().mode_name(step.mode);
-  RC_ASSERT(got == seed000_rule(r));
+  RC_ASSERT(got == design_notes_scheme4_rule(r));
 }
 
-// Seed 000's rule for scheme 3: W on every path in P = P_R u P_W, R on every
+// The design notes' rule for scheme 3: W on every path in P = P_R u P_W, R on every
 // ancestor of P not in P.
-RC_GTEST_PROP(PlanProps, Scheme3FollowsSeed000, (const Request& r)) {
+RC_GTEST_PROP(PlanProps, Scheme3FollowsTheDesignNotesRule, (const Request& r)) {
   std::set<Path> all(r.reads().begin(), r.reads().end());
   all.insert(r.writes().begin(), r.writes().end());
   std::map<Path, std::string> want;
@@ -150,7 +204,7 @@ RC_GTEST_PROP(PlanProps, PlanConflictIsSymmetric, (const Request& a, const Reque
 }
 
 // A request that reads a proper ancestor of a path it writes: the only shape
-// on which seed 000's precedence (R v WA = WA) differs from a true join.
+// on which the design notes' precedence (R v WA = WA) differs from a true join.
 bool reads_above_own_write(const Request& r) {
   for (const auto& rp : r.reads()) {
     for (const auto& wp : r.writes()) {
@@ -164,7 +218,7 @@ RC_GTEST_PROP(PlanProps, StaticSafety, (const Request& a, const Request& b)) {
   RC_PRE(model::conflicts(a, b));
   for (const auto* s : builtin_schemes()) {
     if (s == &path_rwa_scheme() && (reads_above_own_write(a) || reads_above_own_write(b))) {
-      continue;  // the known flaw; see Seed000Scheme4IsUnsafeForReadsAboveOwnWrites
+      continue;  // the known flaw; see Scheme4AsWrittenIsUnsafeForReadsAboveOwnWrites
     }
     RC_ASSERT(plans_conflict(*s, plan_for(*s, a), plan_for(*s, b)).has_value());
   }
@@ -177,7 +231,7 @@ RC_GTEST_PROP(PlanProps, JoinedSchemeAgreesWithTheModelExactly, (const Request& 
   RC_ASSERT(plans_conflict(s, plan_for(s, a), plan_for(s, b)).has_value() == model::conflicts(a, b));
 }
 
-TEST(Plan, Seed000Scheme4IsUnsafeForReadsAboveOwnWrites) {
+TEST(Plan, Scheme4AsWrittenIsUnsafeForReadsAboveOwnWrites) {
   // Known result: copy(/a, /a/b) reads /a but holds only WA there, and WA
   // admits write(/a/c)'s WA.
   const auto& s = path_rwa_scheme();

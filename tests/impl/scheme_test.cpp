@@ -26,8 +26,8 @@ TEST(Scheme, BuiltinsAreTheDesignNotesSchemes) {
   EXPECT_EQ(find_builtin_scheme("nope"), nullptr);
 }
 
-TEST(Scheme, Scheme4MatrixIsDesignMds) {
-  // DESIGN.md, scheme 4: rows and columns RA, R, WA, W.
+TEST(Scheme, Scheme4MatrixIsTheDesignNotes) {
+  // proofs/design.md, scheme 4: rows and columns RA, R, WA, W.
   EXPECT_EQ(grid_of(path_rwa_scheme()), "+++-|++--|+-+-|----|");
   // Gray et al.'s IS, S, IX, SIX, X.
   EXPECT_EQ(grid_of(path_rwa_joined_scheme()), "++++-|++---|+-+--|+----|-----|");
@@ -35,7 +35,7 @@ TEST(Scheme, Scheme4MatrixIsDesignMds) {
   EXPECT_EQ(grid_of(global_mutex_scheme()), "-|");
 }
 
-TEST(Scheme, Seed000JoinLosesAConflict) {
+TEST(Scheme, DesignNotesJoinLosesAConflict) {
   const auto defects = join_defects(path_rwa_scheme());
   ASSERT_EQ(defects.size(), 1u);
   const auto& s = path_rwa_scheme();

@@ -36,9 +36,10 @@ TEST(Category, OnlyRelatedPairsWithAWriteMustBlock) {
   }
 }
 
-TEST(Category, Seed002CellsAreTheCategoriesDesignMdLists) {
-  // DESIGN.md: of the 10 distinct cells, the 8 allowed are category 6 twice,
-  // 5 once, 4 three times and 3 twice; the 2 blocked are categories 1 and 2.
+TEST(Category, LineageTableCellsAreTheirCategories) {
+  // proofs/design.md, "Pair categories and scores": of the 10 distinct
+  // cells, the 8 allowed are category 6 twice, 5 once, 4 three times and 3
+  // twice; the 2 blocked are categories 1 and 2.
   std::map<int, int> allowed;
   std::map<int, int> blocked;
   for (std::size_t r = 0; r < kLineageAxes.size(); ++r) {

@@ -42,8 +42,8 @@ TEST(Operation, ArityIsChecked) {
   EXPECT_EQ(op_kind_from_string("move"), std::nullopt);
 }
 
-TEST(Conflict, SeedExamples) {
-  // Seed 000: a copy of /a/b to /a/b' blocks W(L(/a/b)), R(L(/a/b')), W(L(/a/b')).
+TEST(Conflict, DesignNotesCopyExample) {
+  // The design notes' example: a copy of /a/b to /a/b' blocks W(L(/a/b)), R(L(/a/b')), W(L(/a/b')).
   const Request c = copy(P("/a/b"), P("/a/b'")).request();
   EXPECT_TRUE(conflicts(c, write(P("/a")).request()));
   EXPECT_TRUE(conflicts(c, write(P("/a/b/c")).request()));

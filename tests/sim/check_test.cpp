@@ -111,7 +111,7 @@ TEST(Check, RejectsPerRoleAcquisitionWithoutJoiningWithASelfDeadlock) {
   expect_minimal_deadlock(testing::per_role_variant(), 1, 0);
 }
 
-TEST(Check, RejectsSeed000Scheme4AsWrittenWithATwoTaskViolation) {
+TEST(Check, RejectsDesignNotesScheme4AsWrittenWithATwoTaskViolation) {
   const auto r = check_scheme(*impl::find_builtin_scheme("path-rwa"), quick());
   ASSERT_EQ(r.verdict, CheckVerdict::kFail);
   EXPECT_GT(r.statics.unsafe_pairs, 0u);

@@ -44,7 +44,7 @@ TEST(Explorer, CorrectSchemesAreSafeAndDeadlockFree) {
   }
 }
 
-TEST(Explorer, Seed000Scheme4AsWrittenLetsACopyIntoItsSubtreeRunBesideAWrite) {
+TEST(Explorer, DesignNotesScheme4AsWrittenLetsACopyIntoItsSubtreeRunBesideAWrite) {
   const auto r = run(impl::path_rwa_scheme(), scenario_of({{"copy /a /a/b"}, {"write /a/c"}}));
   ASSERT_EQ(r.verdict, Verdict::kSafetyViolation);
   ASSERT_TRUE(r.counterexample.has_value());

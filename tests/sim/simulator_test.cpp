@@ -48,7 +48,7 @@ TEST(Simulator, SinglePathWorkloadsAreSafeAndDeadlockFreeForEveryScheme) {
   }
 }
 
-TEST(Simulator, MultiPathWorkloadCatchesSeed000Scheme4AndNothingElse) {
+TEST(Simulator, MultiPathWorkloadCatchesDesignNotesScheme4AndNothingElse) {
   const Schedule schedule = make_schedule(multi_path_workload(), 7);
   for (const auto* scheme : impl::builtin_schemes()) {
     const RunResult r = simulate(SchemePlanner(*scheme), schedule);

@@ -29,7 +29,8 @@ inline impl::Scheme variant(const impl::Scheme& base, void (*edit)(impl::SchemeS
   return impl::Scheme(std::move(spec));
 }
 
-// The three broken variants issue 4 names, and a harmless reordering.
+// The three broken variants of proofs/flaws.md (each breaks deadlock
+// freedom's hypothesis H1), and a harmless reordering.
 inline impl::Scheme request_order_variant() {
   return variant(impl::path_rwa_joined_scheme(),
                  [](impl::SchemeSpec& s) { s.acquisition = impl::Acquisition::kRequestOrder; }, "request-order");

@@ -30,8 +30,8 @@
 // the simulator and the model checker validate: one step per lock, each lock
 // once, in strictly increasing order of the scheme's LockOrder (by default
 // ancestor first, then lexicographic by component). An acquire takes its steps
-// one at a time and waits for at most one lock at a time, which is what seed
-// 000's deadlock-freedom theorem requires. A thread that already holds a
+// one at a time and waits for at most one lock at a time, which is what the
+// deadlock-freedom theorem requires (proofs/deadlock-freedom.md). A thread that already holds a
 // guard and acquires another that conflicts with it deadlocks with itself:
 // the lock is not re-entrant (a self-loop in the wait-for graph).
 //
@@ -169,6 +169,10 @@ class PathLock {
   // Idle entries kept for reuse, over all shards: at most
   // shards * max_idle_locks_per_shard.
   std::size_t idle_locks() const;
+  // Acquisitions queued on some lock and not yet granted, timed out or
+  // cancelled, over all shards (a snapshot, for monitoring and for tests
+  // that must know a waiter is queued before they act).
+  std::size_t waiting_acquisitions() const;
 
  private:
   enum class WaitPolicy { kNever, kUntilDeadline, kForever };

@@ -10,7 +10,7 @@
 //   each waiter is granted iff its mode is compatible with every holder
 //   (those just granted included) and with every waiter still ahead of it.
 // So a waiter waits for exactly its incompatible holders and its incompatible
-// waiters ahead (DESIGN.md's wait-for edges), and it is never overtaken by a
+// waiters ahead (the wait-for edges of proofs/design.md), and it is never overtaken by a
 // request incompatible with it: only compatible requests bypass it.
 //
 // Invariants (checked by check_invariants(), tested):

@@ -22,7 +22,8 @@
 // Not enforced, but reported by join_defects(): the join should be an upper
 // bound in strength, i.e. for all m: !compatible(a, m) => !compatible(join(a, b), m).
 // A join that drops an operand's conflicts can let conflicting requests hold
-// their locks together; seed 000's scheme 4 has such a join (see below).
+// their locks together; the design notes' scheme 4 has such a join (see
+// below, and proofs/design.md, "The design notes' four schemes").
 //
 // The built-in schemes (builtin_schemes()):
 //
@@ -42,7 +43,7 @@
 //    paths not itself among them (join: W wins). Score 3/4, 7/8: reads in one
 //    lineage block each other.
 //
-// 4. path-rwa: seed 000's read/write/ancestor scheme, as written.
+// 4. path-rwa: the design notes' read/write/ancestor scheme, as written.
 //                                                 RA R  WA W
 //                                             RA  ✓  ✓  ✓  ✗
 //                                             R   ✓  ✓  ✗  ✗
@@ -54,7 +55,8 @@
 //    both read and an ancestor of a written path gets WA only, and WA admits
 //    other WA holders. copy(/a, /a/b) then runs alongside write(/a/c) although
 //    it reads /a. Score 4/4, 8/8 on single-path requests; unsafe for a request
-//    that reads an ancestor of a path it writes. Kept as written (DESIGN.md).
+//    that reads an ancestor of a path it writes. Kept as written, a known
+//    result (proofs/flaws.md).
 //
 // 5. path-rwa-joined: the corrected variant: Gray et al.'s IS, S, IX, SIX, X
 //    (1976). RWA (SIX: read this subtree, write some path below) is the join
@@ -124,7 +126,7 @@ struct ModeSpec {
 // Everything that defines a scheme; validated by Scheme's constructor.
 struct SchemeSpec {
   std::string name;         // "path-rwa": what users type
-  std::string title;        // "per-path read/write/ancestor (seed 000, as written)"
+  std::string title;        // "per-path read/write/ancestor locks (design notes, as written)"
   std::string description;  // one paragraph
   Granularity granularity = Granularity::kPerPath;
   std::vector<ModeSpec> modes;

@@ -1,5 +1,6 @@
 #pragma once
-// Pair categories and concurrency scores (DESIGN.md, "Pair categories and scores").
+// Pair categories and concurrency scores (proofs/design.md, "Pair categories
+// and scores").
 //
 // For two single-path requests on paths a and b, the category is the pair of
 // accesses and whether a and b are related:
@@ -12,11 +13,12 @@
 //   5  R, R  yes      allow
 //   6  R, R  no       allow
 //
-// Score out of 4 (seed 000): categories 3-6 that a scheme never blocks.
-// Score out of 8 (seed 002): the symmetric 4x4 table over R(Lc(p)), R(L(p)),
-// W(Lc(p)), W(L(p)); a cell whose two sides are both L(p) is a related pair,
-// any cell with an Lc(p) side is an unrelated one. Of its 10 distinct cells, 8
-// must allow (category 6 twice, 5 once, 4 three times, 3 twice) and 2 must
+// Score out of 4 (the design notes' six-row table): categories 3-6 that a
+// scheme never blocks.
+// Score out of 8 (the design notes' lineage table): the symmetric 4x4 table
+// over R(Lc(p)), R(L(p)), W(Lc(p)), W(L(p)); a cell whose two sides are
+// both L(p) is a related pair, any cell with an Lc(p) side is an unrelated
+// one. Of its 10 distinct cells, 8 must allow (category 6 twice, 5 once, 4 three times, 3 twice) and 2 must
 // block (categories 1 and 2).
 
 #include <array>
@@ -66,13 +68,13 @@ std::string_view to_string(Verdict verdict) noexcept;      // "allows" / "blocks
 std::optional<PairCategory> categorize(const Request& a, const Request& b);
 PairCategory categorize(Access a, Access b, Relation relation) noexcept;
 
-// --- Seed 002's 4x4 form -----------------------------------------------------
+// --- The 4x4 lineage table ---------------------------------------------------
 enum class LineageSide { kComplement, kLineage };  // Lc(p) or L(p)
 struct LineageAxis {
   Access access;
   LineageSide side;
 };
-// Seed 002's axis order: R(Lc(p)), R(L(p)), W(Lc(p)), W(L(p)).
+// The design notes' axis order: R(Lc(p)), R(L(p)), W(Lc(p)), W(L(p)).
 inline constexpr std::array<LineageAxis, 4> kLineageAxes{{
     {Access::kRead, LineageSide::kComplement},
     {Access::kRead, LineageSide::kLineage},

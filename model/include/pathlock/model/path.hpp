@@ -4,7 +4,7 @@
 // A path is the root "/" or "/c1/c2/.../cn" with n >= 1 non-empty components.
 // Every path is a pseudo-folder, also one that is an object's key.
 //
-// S3 key -> path (DESIGN.md, "Paths"): split the key on '/'.
+// S3 key -> path (proofs/design.md, "Paths and S3 keys"): split the key on '/'.
 //   "a/b/c"  -> /a/b/c
 //   "a/b/"   -> /a/b     a trailing '/' (a console "folder marker") names the
 //                        folder it ends. This merges key "a/b/" with key "a/b",

@@ -1,6 +1,6 @@
 #pragma once
-// Requests and the operations that make them (DESIGN.md, "Lineage and the
-// specification"):
+// Requests and the operations that make them (proofs/design.md, "Requests and
+// operations"):
 //   read(p)      = R{p}
 //   write(p)     = W{p}
 //   remove(p)    = W{p}          ("delete" in the design notes)

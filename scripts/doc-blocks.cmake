@@ -1,0 +1,129 @@
+# The generated blocks of the README and proofs/: text between
+#   <!-- begin NAME -->  and  <!-- end NAME -->
+# is never typed by hand. Each block comes from one generated file:
+#   README.md        path_lock_bench  reports/bench/path_lock.md  (scripts/bench.sh)
+#   README.md        explore_bench    reports/bench/explore.md    (scripts/bench.sh)
+#   README.md        sim_bench        reports/bench/sim.md        (scripts/bench.sh)
+#   README.md        plan_bench       reports/bench/plan.md       (scripts/bench.sh)
+#   proofs/flaws.md  counterexamples  rendered here from reports/generated/check/check.json
+#                                     (scripts/regen-reports.sh)
+#
+#   cmake -DSOURCE_DIR=<root> -DMODE=write [-DBLOCKS=a;b] -P scripts/doc-blocks.cmake
+#       replaces the blocks (all, or those named) with their sources
+#   cmake -DSOURCE_DIR=<root> -DMODE=check -P scripts/doc-blocks.cmake
+#       fails, naming the block and the command that fixes it, unless every
+#       block equals its source (CTest: doc_blocks_current)
+cmake_minimum_required(VERSION 3.20)
+
+if(NOT SOURCE_DIR OR NOT MODE MATCHES "^(write|check)$")
+  message(FATAL_ERROR "doc-blocks: pass -DSOURCE_DIR=<repository root> and -DMODE=write or -DMODE=check")
+endif()
+
+# name;document;source (a file, or "check.json" for the rendered table);
+# how to regenerate
+set(block_table
+  "path_lock_bench|README.md|reports/bench/path_lock.md|bash scripts/bench.sh"
+  "explore_bench|README.md|reports/bench/explore.md|bash scripts/bench.sh"
+  "sim_bench|README.md|reports/bench/sim.md|bash scripts/bench.sh"
+  "plan_bench|README.md|reports/bench/plan.md|bash scripts/bench.sh"
+  "counterexamples|proofs/flaws.md|check.json|bash scripts/regen-reports.sh"
+)
+
+# The minimal counterexample of every scheme `pathlock check` fails, from the
+# committed check report: what proofs/flaws.md quotes.
+function(render_counterexamples out_var)
+  set(json_file "${SOURCE_DIR}/reports/generated/check/check.json")
+  if(NOT EXISTS "${json_file}")
+    message(FATAL_ERROR "doc-blocks: ${json_file} is missing; run bash scripts/regen-reports.sh")
+  endif()
+  file(READ "${json_file}" json)
+  string(JSON count LENGTH "${json}" schemes)
+  set(text "\n| scheme | failure | found by | minimal scenario | steps | preemptions | replay |\n")
+  string(APPEND text "|---|---|---|---|---:|---:|---|\n")
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON verdict GET "${json}" schemes ${i} verdict)
+    if(NOT verdict STREQUAL "fail")
+      continue()
+    endif()
+    string(JSON name GET "${json}" schemes ${i} scheme name)
+    string(JSON kind GET "${json}" schemes ${i} counterexample kind)
+    string(JSON found_by GET "${json}" schemes ${i} counterexample found_by)
+    string(JSON preemptions GET "${json}" schemes ${i} counterexample preemptions)
+    string(JSON steps LENGTH "${json}" schemes ${i} counterexample schedule)
+    set(schedule "")
+    if(steps GREATER 0)
+      math(EXPR last_step "${steps} - 1")
+      foreach(k RANGE ${last_step})
+        string(JSON step GET "${json}" schemes ${i} counterexample schedule ${k})
+        list(APPEND schedule "${step}")
+      endforeach()
+    endif()
+    list(JOIN schedule "," schedule)
+    string(JSON tasks LENGTH "${json}" schemes ${i} counterexample scenario tasks)
+    set(scenario "")
+    math(EXPR last_task "${tasks} - 1")
+    foreach(t RANGE ${last_task})
+      string(JSON requests LENGTH "${json}" schemes ${i} counterexample scenario tasks ${t})
+      set(task "")
+      math(EXPR last_request "${requests} - 1")
+      foreach(r RANGE ${last_request})
+        string(JSON request GET "${json}" schemes ${i} counterexample scenario tasks ${t} ${r})
+        list(APPEND task "`${request}`")
+      endforeach()
+      list(JOIN task ", " task)
+      list(APPEND scenario "T${t}: ${task}")
+    endforeach()
+    list(JOIN scenario "; " scenario)
+    string(APPEND text "| `${name}` | ${kind} | ${found_by} | ${scenario} | ${steps} | ${preemptions} | "
+                       "`--schedule ${schedule}` |\n")
+  endforeach()
+  set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+set(stale "")
+foreach(row IN LISTS block_table)
+  string(REPLACE "|" ";" fields "${row}")
+  list(GET fields 0 name)
+  list(GET fields 1 document)
+  list(GET fields 2 source)
+  list(GET fields 3 fix)
+  if(BLOCKS AND NOT name IN_LIST BLOCKS)
+    continue()
+  endif()
+  if(source STREQUAL "check.json")
+    render_counterexamples(wanted)
+  else()
+    if(NOT EXISTS "${SOURCE_DIR}/${source}")
+      message(FATAL_ERROR "doc-blocks: ${source} is missing; run ${fix}")
+    endif()
+    file(READ "${SOURCE_DIR}/${source}" wanted)
+  endif()
+  file(READ "${SOURCE_DIR}/${document}" text)
+  set(begin_marker "<!-- begin ${name} -->\n")
+  set(end_marker "<!-- end ${name} -->")
+  string(FIND "${text}" "${begin_marker}" at_begin)
+  string(FIND "${text}" "${end_marker}" at_end)
+  if(at_begin LESS 0 OR at_end LESS at_begin)
+    message(FATAL_ERROR "doc-blocks: ${document} has no block ${begin_marker}...${end_marker}")
+  endif()
+  string(LENGTH "${begin_marker}" begin_length)
+  math(EXPR content_start "${at_begin} + ${begin_length}")
+  math(EXPR content_length "${at_end} - ${content_start}")
+  string(SUBSTRING "${text}" ${content_start} ${content_length} current)
+  if(current STREQUAL wanted)
+    continue()
+  endif()
+  if(MODE STREQUAL "check")
+    string(APPEND stale "  ${document}, block ${name}: differs from ${source}; run ${fix}\n")
+  else()
+    string(SUBSTRING "${text}" 0 ${content_start} head)
+    string(SUBSTRING "${text}" ${at_end} -1 tail)
+    file(WRITE "${SOURCE_DIR}/${document}" "${head}${wanted}${tail}")
+    message(STATUS "doc-blocks: wrote ${document}, block ${name}")
+  endif()
+endforeach()
+
+if(stale)
+  message(FATAL_ERROR "generated blocks are not what their sources give:\n${stale}")
+endif()
