@@ -17,6 +17,7 @@
 #include "pathlock/model/error.hpp"
 #include "pathlock/reports/document.hpp"
 #include "pathlock/reports/simulate.hpp"
+#include "pathlock/sim/core/task_planners.hpp"
 #include "pathlock/sim/explorer.hpp"
 #include "pathlock/sim/promela.hpp"
 
@@ -106,7 +107,8 @@ Judged run_pan(const fs::path& pan, const char* flag) {
   return j;
 }
 
-Judged run_explorer(const sim::Planner& planner, const sim::Scenario& scenario, bool safety, std::uint64_t max_states) {
+Judged run_explorer(const sim::StepMachine& machine, const sim::Scenario& scenario, bool safety,
+                    std::uint64_t max_states) {
   sim::ExploreOptions o;
   o.count_naive = false;
   o.shortest_counterexample = false;
@@ -114,7 +116,7 @@ Judged run_explorer(const sim::Planner& planner, const sim::Scenario& scenario, 
   o.check_deadlock = !safety;
   o.max_states = max_states;
   const auto start = std::chrono::steady_clock::now();
-  const auto r = sim::explore(planner, scenario, o);
+  const auto r = sim::explore(machine, o);
   Judged j;
   j.seconds = seconds_since(start);
   if (r.verdict == sim::Verdict::kIncomplete) {
@@ -139,7 +141,8 @@ int run_promela(const PromelaCliOptions& o) {
   const sim::Scenario scenario = sim::load_scenario_file(o.scenario_file);
   const impl::Scheme scheme = scheme_for_scenario(o.choice, scenario);
   const sim::SchemePlanner planner(scheme);
-  const sim::StepMachine machine(planner, scenario);
+  const sim::TaskPlanners task_planners(scheme, scenario);
+  const sim::StepMachine machine(planner, scenario, task_planners.planners());
   const std::string model = sim::to_promela(machine, scenario);
   if (o.out.empty()) {
     std::cout << model;
@@ -173,9 +176,10 @@ int run_crosscheck(const CrosscheckCliOptions& o) {
   for (const auto& scheme : schemes) {
     const sim::SchemePlanner planner(scheme);
     for (const auto& scenario : scenarios) {
-      const sim::StepMachine machine(planner, scenario);
-      const Judged ex_safety = run_explorer(planner, scenario, true, o.max_states);
-      const Judged ex_deadlock = run_explorer(planner, scenario, false, o.max_states);
+      const sim::TaskPlanners task_planners(scheme, scenario);
+      const sim::StepMachine machine(planner, scenario, task_planners.planners());
+      const Judged ex_safety = run_explorer(machine, scenario, true, o.max_states);
+      const Judged ex_deadlock = run_explorer(machine, scenario, false, o.max_states);
 
       const fs::path dir = work / fmt::format("{:03}", index++);
       fs::create_directories(dir);
