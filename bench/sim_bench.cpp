@@ -35,6 +35,10 @@ const std::vector<ScheduleShape>& shapes() {
   static const std::vector<ScheduleShape> all{
       {"4-tasks-depth4", "4 tasks with depth-4 single-path requests (60/30/10 read/write/delete)", 4, 4, 1024,
        250'000},
+      // Many clients: each wait searches the wait-for graph, each completed
+      // acquisition is judged against every request held. Target: one
+      // schedule in 5 s or less.
+      {"20k-tasks-1000-clients", "20,000 tasks at 1,000 closed-loop clients, the same mix", 20'000, 1'000, 1, 0.2},
   };
   return all;
 }
@@ -116,6 +120,7 @@ std::string per_second(double v) {
   if (v <= 0) return "";
   if (v >= 1e6) return fixed(v / 1e6, v >= 1e7 ? 1 : 2) + " M";
   if (v >= 1e3) return fixed(v / 1e3, 0) + " k";
+  if (v < 10) return fixed(v, 2);
   return fixed(v, 0);
 }
 
@@ -128,8 +133,9 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
     return f == nullptr ? std::string("-") : per_second(f->counter(name, 0));
   };
   std::string out;
-  std::string targets;
   for (const auto& shape : shapes()) {
+    std::string targets;  // the schemes that miss this shape's target
+    std::size_t measured = 0;
     out += "\n### Simulator: " + shape.description + " (this run, " + std::to_string(cpus) + " CPUs)\n\n";
     out += "| run | schedules/s | events/s | lock requests/s |\n|---|---:|---:|---:|\n";
     const auto* oracle = find(oracle_name(shape));
@@ -138,6 +144,7 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
       const auto* f = find(schedules_name(shape, s->name()));
       out += "| " + s->name() + " | " + counter(f, "schedules/s") + " | " + counter(f, "events/s") + " | " +
              counter(f, "lock_requests/s") + " |\n";
+      if (f != nullptr) ++measured;
       if (shape.target_per_second > 0 && f != nullptr) {
         const double got = f->counter("schedules/s", 0);
         if (got < shape.target_per_second) {
@@ -145,8 +152,14 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
         }
       }
     }
-    if (shape.target_per_second > 0) {
-      out += "\nTarget: " + per_second(shape.target_per_second) + " schedules/s on one core: " +
+    if (shape.target_per_second > 0 && measured == 0) {
+      out += "\nNot measured in this run.\n";
+    } else if (shape.target_per_second > 0) {
+      const std::string goal = shape.target_per_second < 1
+                                   ? "one schedule in " + pathlock::bench::fixed(1 / shape.target_per_second, 0) +
+                                         " s or less (" + per_second(shape.target_per_second) + " schedules/s)"
+                                   : per_second(shape.target_per_second) + " schedules/s";
+      out += "\nTarget: " + goal + " on one core: " +
              std::string(targets.empty() ? "met by every scheme.\n" : "\n" + targets);
     }
   }

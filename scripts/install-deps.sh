@@ -9,7 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev librapidcheck-dev
   libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev
-  libboost-graph-dev                   # the simulator's wait-for graph
+  libboost-graph-dev                   # Graphviz output of wait-for cycles
   gnuplot-nox                          # the simulation report's plots
   spin                                 # the SPIN cross-check of the model checker (proofs/)
 )
