@@ -1,5 +1,6 @@
 // Runs the pathlock program the way a user does and checks what it says.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "support/files.hpp"
@@ -240,6 +241,12 @@ TEST(Cli, ExploreRejectsBadInputClearly) {
       {"explore " + good + " --scheme nope", "unknown scheme"},
       {"explore " + good + " --order sideways", "unknown order"},
       {"explore " + good + " --schedule 0,7", "--schedule"},
+      // After 0,0,1,1 T0 holds read(/a) and T1's W(/a) is queued: a fifth step by T1 cannot happen.
+      {"explore " + good + " --schedule 0,0,1,1,1", "cannot move there"},
+      {"explore " + write("bad-style.json", R"({"tasks": [[{"op": "read /a", "release": "later"}]]})"),
+       "tasks[0][0].release"},
+      {"explore " + write("bad-task-scheme.json", R"({"tasks": [["read /a"], {"scheme": "global-rw", "requests": ["write /a"]}]})"),
+       "same modes"},
       {"explore " + good + " --scheme-file " + write("bad-scheme.json", R"({"name": "x"})"), "bad-scheme.json: modes"},
   };
   for (const auto& c : cases) {
@@ -249,6 +256,13 @@ TEST(Cli, ExploreRejectsBadInputClearly) {
   }
   EXPECT_EQ(run("explore " + good).status, 0);
   EXPECT_EQ(run("explore " + good + " --max-states 2").status, 4);
+  // A scenario too large for the memory limit is inconclusive and says which limit it hit.
+  std::string big = R"({"tasks": [)";
+  for (int t = 0; t < 8; ++t) big += fmt::format(R"({}["write /a/b{}", "read /a"])", t == 0 ? "" : ", ", t);
+  big += "]}";
+  const CliRun limited = run("explore " + write("big.json", big) + " --max-memory 1 --no-naive");
+  EXPECT_EQ(limited.status, 4) << limited.output;
+  EXPECT_NE(limited.output.find("stopped at the memory limit"), std::string::npos) << limited.output;
 }
 
 TEST(Cli, SchemesExportLoadsBack) {
