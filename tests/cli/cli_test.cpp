@@ -370,11 +370,18 @@ TEST(Cli, PromelaModelNamesEveryStepAndEveryConflict) {
   EXPECT_NE(r.output.find("active proctype T1()"), std::string::npos) << r.output;
   // copy(/a, /a/b) reads /a, which write(/a/c) writes below: one conflicting pair, one assertion.
   std::size_t asserts = 0;
-  for (auto at = r.output.find("  assert(!(req["); at != std::string::npos; at = r.output.find("  assert(!(req[", at + 1)) {
+  for (auto at = r.output.find("  assert(!(got["); at != std::string::npos; at = r.output.find("  assert(!(got[", at + 1)) {
     ++asserts;
   }
   EXPECT_EQ(asserts, 1u) << r.output;
   EXPECT_NE(r.output.find("copy(/a, /a/b) vs write(/a/c)"), std::string::npos) << r.output;
+  // Withdrawal and nesting are in the model: a cancel and a rollback for the
+  // writer that may time out; the nested read's release after the inner one.
+  const CliRun timed = run("promela " + src + "/sim/scenarios/nested-reads-writer-times-out.json");
+  ASSERT_EQ(timed.status, 0) << timed.output;
+  EXPECT_NE(timed.output.find("cancel("), std::string::npos) << timed.output;
+  EXPECT_NE(timed.output.find("/* roll back /"), std::string::npos) << timed.output;
+  EXPECT_LT(timed.output.find("/* release read(/a/y) */"), timed.output.find("/* release read(/a/x) */"));
   const CliRun bad = run("promela " + src + "/sim/scenarios/opposite-copies.json --scheme nope");
   EXPECT_EQ(bad.status, 2) << bad.output;
   EXPECT_NE(bad.output.find("unknown scheme"), std::string::npos) << bad.output;

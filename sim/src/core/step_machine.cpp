@@ -86,6 +86,12 @@ StepMachine::StepMachine(const Planner& planner, const Scenario& scenario,
                          std::span<const Planner* const> task_planners)
     : StepMachine(planner) {
   validate(scenario);
+  const bool names_schemes = std::any_of(scenario.tasks.begin(), scenario.tasks.end(),
+                                         [](const ScenarioTask& t) { return !t.front().scheme.empty(); });
+  if (task_planners.empty() && names_schemes) {
+    own_task_planners_ = std::make_unique<TaskPlanners>(planner.scheme(), scenario);
+    task_planners = own_task_planners_->planners();
+  }
   if (!task_planners.empty() && task_planners.size() != scenario.tasks.size()) {
     throw model::InputError(model::InputProblem::kBadParameter,
                             fmt::format("{}: {} task planners for {} tasks", scenario.name, task_planners.size(),

@@ -50,6 +50,7 @@
 
 #include "pathlock/impl/lock_queue.hpp"
 #include "pathlock/model/lineage_filter.hpp"
+#include "pathlock/sim/core/task_planners.hpp"
 #include "pathlock/sim/planner.hpp"
 #include "pathlock/sim/scenario.hpp"
 
@@ -148,9 +149,9 @@ class StepMachine {
     std::uint32_t second_request = 0;
   };
 
-  // The explorer's machine: the scenario's tasks, planned by `planner` (or a
-  // request's own scheme choice, through `task_planners`: one per task, null
-  // for the default). Lock indices follow sorted lock names, so keys and
+  // The explorer's machine: the scenario's tasks, planned by `planner`, or by
+  // a task's own scheme choice: through `task_planners` (one per task, null
+  // for the default) if given, else resolved here against planner.scheme(). Lock indices follow sorted lock names, so keys and
   // reports do not depend on plan order.
   // REQUIRES: `planner` and every task planner outlive the machine.
   // Throws InputError if the scenario is out of its limits or a plan has over
@@ -261,6 +262,7 @@ class StepMachine {
   void release_lock(State& s, std::uint32_t lock, impl::TaskId id, Effect& e) const;
 
   const Planner& planner_;
+  std::unique_ptr<TaskPlanners> own_task_planners_;  // when the scenario names schemes and none were given
   std::unique_ptr<PlanCache> cache_;
   std::vector<TaskProgram> programs_;
   std::vector<model::Path> lock_paths_;
