@@ -253,8 +253,8 @@ inline cancel(l, id) {
           const auto [lock, mode] = steps[k];
           const std::string what = fmt::format("{}({})", scheme.mode_name(mode), m.lock_name(lock));
           if (req.acquire == AcquireStyle::kTry) {
-            out += fmt::format("  d_step {{ try_acquire({}, {}, {}, tried); safety() }};  /* try {} */\n", lock, id,
-                               mode.index, what);
+            out += fmt::format("  d_step {{ !waiting[{}] -> try_acquire({}, {}, {}, tried); safety() }};  /* try {} */\n",
+                               t, lock, id, mode.index, what);
             out += "  if\n  :: tried -> skip\n  :: else ->\n" + rollback(k, "     ") + "  fi;\n";
             continue;
           }
@@ -266,7 +266,8 @@ inline cancel(l, id) {
             out += rollback(k, "     ") + "  fi;\n";
           }
         }
-        if (may_abandon) out += fmt::format("acquired_{}_{}:\n", t, r);
+        // A statement of its own: a goto may not jump into the next d_step.
+        if (may_abandon) out += fmt::format("acquired_{}_{}: skip;\n", t, r);
         continue;
       }
       out += fmt::format("  /* release {} */\n", m.operation(t, r).to_string());

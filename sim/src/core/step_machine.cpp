@@ -42,7 +42,6 @@ struct StepMachine::PlanCache {
   std::unordered_map<model::Operation, std::unique_ptr<CompiledPlan>, OperationHash> by_operation;
   std::unordered_map<model::Path, std::uint32_t> lock_ids;  // looked up, never iterated
   std::vector<std::unique_ptr<CompiledPlan>> owned;  // the explorer's, per task and request
-  std::size_t active_tasks = 0;
 };
 
 StepMachine::StepMachine(const Planner& planner) : planner_(planner), cache_(std::make_unique<PlanCache>()) {}
@@ -112,7 +111,7 @@ StepMachine::StepMachine(const Planner& planner, const Scenario& scenario,
   }
   for (const auto& [name, path] : names) intern(path);
   programs_.resize(scenario.tasks.size());
-  cache_->active_tasks = scenario.tasks.size();
+  active_tasks_ = scenario.tasks.size();
   for (std::size_t t = 0; t < scenario.tasks.size(); ++t) {
     TaskProgram& program = programs_[t];
     for (std::size_t r = 0; r < scenario.tasks[t].size(); ++r) {
@@ -137,7 +136,7 @@ StepMachine::StepMachine(const Planner& planner, const Scenario& scenario,
 
 // --- the simulator's task loading ------------------------------------------------
 
-void StepMachine::clear_tasks() { cache_->active_tasks = 0; }
+void StepMachine::clear_tasks() { active_tasks_ = 0; }
 
 const CompiledPlan& StepMachine::compiled(const model::Operation& op) {
   auto it = cache_->by_operation.find(op);
@@ -154,7 +153,7 @@ const CompiledPlan& StepMachine::compiled(const model::Operation& op) {
 
 std::uint32_t StepMachine::add_task(const model::Operation& op) {
   const CompiledPlan& plan = compiled(op);
-  const auto t = static_cast<std::uint32_t>(cache_->active_tasks++);
+  const auto t = static_cast<std::uint32_t>(active_tasks_++);
   if (t == programs_.size()) programs_.emplace_back();
   TaskProgram& program = programs_[t];  // reused run after run: no allocation once warm
   program.requests.assign(1, TaskRequest{&plan, AcquireStyle::kBlocking, WithdrawStyle::kNever});

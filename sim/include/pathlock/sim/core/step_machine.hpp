@@ -174,7 +174,7 @@ class StepMachine {
   State initial() const;
   // Back to the initial state, keeping buffers (the simulator's runs).
   void reset(State& s) const;
-  std::size_t task_count() const noexcept { return programs_.size(); }
+  std::size_t task_count() const noexcept { return active_tasks_; }
   bool enabled(const State& s, std::uint32_t t) const noexcept {
     const Task& k = s.tasks[t];
     return k.phase == TaskPhase::kRunning || k.phase == TaskPhase::kRollingBack ||
@@ -264,7 +264,8 @@ class StepMachine {
   const Planner& planner_;
   std::unique_ptr<TaskPlanners> own_task_planners_;  // when the scenario names schemes and none were given
   std::unique_ptr<PlanCache> cache_;
-  std::vector<TaskProgram> programs_;
+  std::vector<TaskProgram> programs_;  // reused run after run: only the first active_tasks_ count
+  std::size_t active_tasks_ = 0;
   std::vector<model::Path> lock_paths_;
 };
 
