@@ -171,10 +171,14 @@ StepMachine::State StepMachine::initial() const {
 }
 
 void StepMachine::reset(State& s) const {
-  s.tasks.assign(task_count(), Task{});
   for (auto& q : s.locks) {
     if (!q.idle()) q = impl::LockQueue{};
   }
+  reset_tasks(s);
+}
+
+void StepMachine::reset_tasks(State& s) const {
+  s.tasks.assign(task_count(), Task{});
   s.locks.resize(lock_paths_.size());
   s.in_critical.clear();
 }
@@ -196,24 +200,6 @@ bool StepMachine::any_enabled(const State& s) const noexcept {
     if (enabled(s, t)) return true;
   }
   return false;
-}
-
-StepMachine::Action StepMachine::next_action(const State& s, std::uint32_t t) const {
-  const Task& k = s.tasks[t];
-  const Segment seg = programs_[t].segments[k.segment];
-  const TaskRequest& req = programs_[t].requests[seg.request];
-  const auto& steps = req.plan->steps;
-  const auto at = [&](StepKind kind, std::size_t i) { return Action{kind, steps[i].lock, steps[i].mode, seg.request}; };
-  switch (k.phase) {
-    case TaskPhase::kWaiting: return at(StepKind::kWithdraw, k.step);
-    case TaskPhase::kRollingBack: return at(StepKind::kRollback, k.step - 1U);
-    case TaskPhase::kRunning:
-    case TaskPhase::kDone: break;
-  }
-  if (seg.direction == Direction::kAcquire) {
-    return at(req.acquire == AcquireStyle::kTry ? StepKind::kTry : StepKind::kAcquire, k.step);
-  }
-  return at(StepKind::kRelease, steps.size() - 1 - k.step);
 }
 
 void StepMachine::move_on(State& s, std::uint32_t t) const {
@@ -270,10 +256,13 @@ StepMachine::Effect StepMachine::apply(State& s, std::uint32_t t, bool check_inv
 }
 
 void StepMachine::apply(State& s, std::uint32_t t, Effect& e, bool check_invariants) const {
+  apply(s, t, next_action(s, t), e, check_invariants);
+}
+
+void StepMachine::apply(State& s, std::uint32_t t, const Action& a, Effect& e, bool check_invariants) const {
   e.granted.clear();
   e.entered.clear();
   e.broken_invariant.reset();
-  const Action a = next_action(s, t);
   Task& k = s.tasks[t];
   const impl::TaskId id = request_id(t, a.request);
   const std::size_t plan_size = programs_[t].requests[a.request].plan->steps.size();

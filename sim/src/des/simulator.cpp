@@ -60,10 +60,16 @@ class Simulator::Impl {
     machine_.clear_tasks();
     used_locks_.clear();
     for (const auto& script : schedule_->tasks) {
-      machine_.add_task(script.op);
-      for (const auto& step : machine_.compiled(script.op).steps) used_locks_.push_back(step.lock);
+      const std::uint32_t t = machine_.add_task(script.op);
+      for (const auto& step : machine_.task_request(t, 0).plan->steps) used_locks_.push_back(step.lock);
     }
-    machine_.reset(state_);
+    // After a completed run every lock is idle again: only a stopped run
+    // leaves queues to clear (a reset walks every lock ever seen).
+    if (result_.outcome == RunOutcome::kCompleted) {
+      machine_.reset_tasks(state_);
+    } else {
+      machine_.reset(state_);
+    }
     events_.clear();
     result_.outcome = RunOutcome::kCompleted;
     metrics_.reset(schedule_->tasks.size(), result_);
@@ -119,8 +125,8 @@ class Simulator::Impl {
     acquire_steps(t);
   }
 
-  bool step(std::uint32_t t) {
-    machine_.apply(state_, t, effect_, options_.invariants == InvariantChecks::kEveryStep);
+  bool step(std::uint32_t t, const StepMachine::Action& a) {
+    machine_.apply(state_, t, a, effect_, options_.invariants == InvariantChecks::kEveryStep);
     if (effect_.broken_invariant) {
       result_.outcome = RunOutcome::kBrokenInvariant;
       result_.broken_invariant = effect_.broken_invariant;
@@ -133,17 +139,18 @@ class Simulator::Impl {
   void acquire_steps(std::uint32_t t) {
     for (;;) {
       const auto a = machine_.next_action(state_, t);
-      const impl::LockQueue& q = state_.locks[a.lock];
-      metrics_.lock_request(result_, q.idle());
-      queued_.assign(q.waiters().begin(), q.waiters().end());
-      if (!step(t)) return;
+      const bool was_idle = state_.locks[a.lock].idle();
+      const bool had_waiters = !state_.locks[a.lock].waiters().empty();
+      metrics_.lock_request(result_, was_idle);
+      if (!step(t, a)) return;
       if (effect_.outcome == StepMachine::StepOutcome::kQueued) {
         report_.record(now_, des::TraceKind::kQueue, t, a.lock, a.mode);
         start_waiting(t);
         return;
       }
       report_.record(now_, des::TraceKind::kGrant, t, a.lock, a.mode);
-      metrics_.granted_over(result_, queued_);  // granted over everyone queued: all are bypassed
+      // Granted over everyone queued (the queue is unchanged): all are bypassed.
+      if (had_waiters) metrics_.granted_over(result_, state_.locks[a.lock].waiters());
       if (!effect_.entered.empty()) {
         hold_all(t);
         return;
@@ -208,7 +215,7 @@ class Simulator::Impl {
       const auto a = machine_.next_action(state_, t);
       const impl::LockQueue& q = state_.locks[a.lock];
       queued_.assign(q.waiters().begin(), q.waiters().end());
-      if (!step(t)) return;
+      if (!step(t, a)) return;
       metrics_.granted_from_queue(result_, queued_, effect_.lock_granted, q.waiters());
       for (const auto& g : effect_.lock_granted) {
         report_.record(now_, des::TraceKind::kGrant, task_of(g.task), a.lock, g.mode);

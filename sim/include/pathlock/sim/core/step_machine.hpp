@@ -174,6 +174,8 @@ class StepMachine {
   State initial() const;
   // Back to the initial state, keeping buffers (the simulator's runs).
   void reset(State& s) const;
+  // The same when every lock is known to be idle (after a completed run).
+  void reset_tasks(State& s) const;
   std::size_t task_count() const noexcept { return active_tasks_; }
   bool enabled(const State& s, std::uint32_t t) const noexcept {
     const Task& k = s.tasks[t];
@@ -189,12 +191,27 @@ class StepMachine {
   // No task can move, yet not all are done: a deadlock.
   bool stuck(const State& s) const noexcept { return !any_enabled(s) && !all_done(s); }
   // REQUIRES: enabled(s, t).
-  Action next_action(const State& s, std::uint32_t t) const;
+  Action next_action(const State& s, std::uint32_t t) const {
+    const Task& k = s.tasks[t];
+    const TaskProgram& program = programs_[t];
+    const Segment seg = program.segments[k.segment];
+    const TaskRequest& req = program.requests[seg.request];
+    const auto& steps = req.plan->steps;
+    const auto at = [&](StepKind kind, std::size_t i) { return Action{kind, steps[i].lock, steps[i].mode, seg.request}; };
+    if (k.phase == TaskPhase::kWaiting) return at(StepKind::kWithdraw, k.step);
+    if (k.phase == TaskPhase::kRollingBack) return at(StepKind::kRollback, k.step - 1U);
+    if (seg.direction == Direction::kAcquire) {
+      return at(req.acquire == AcquireStyle::kTry ? StepKind::kTry : StepKind::kAcquire, k.step);
+    }
+    return at(StepKind::kRelease, steps.size() - 1 - k.step);
+  }
   // REQUIRES: enabled(s, t). `check_invariants`: run LockQueue's on the
   // touched lock and report into the effect.
   Effect apply(State& s, std::uint32_t t, bool check_invariants = true) const;
   // Same, reusing `effect`'s buffers (the simulator's hot path).
   void apply(State& s, std::uint32_t t, Effect& effect, bool check_invariants) const;
+  // Same, with `action` == next_action(s, t) already in hand.
+  void apply(State& s, std::uint32_t t, const Action& action, Effect& effect, bool check_invariants) const;
   std::optional<Violation> violation(const State& s, const Effect& e) const;
   // Whether t's and u's next steps commute in s (both enabled, t != u).
   bool independent(const State& s, std::uint32_t t, std::uint32_t u) const;
