@@ -44,7 +44,8 @@ struct StepMachine::PlanCache {
   std::vector<std::unique_ptr<CompiledPlan>> owned;  // the explorer's, per task and request
 };
 
-StepMachine::StepMachine(const Planner& planner) : planner_(planner), cache_(std::make_unique<PlanCache>()) {}
+StepMachine::StepMachine(const Planner& planner)
+    : planner_(planner), scheme_(planner.scheme()), cache_(std::make_unique<PlanCache>()) {}
 StepMachine::~StepMachine() = default;
 
 std::uint32_t StepMachine::intern(const model::Path& p) {
@@ -337,10 +338,19 @@ bool StepMachine::independent(const State& s, std::uint32_t t, std::uint32_t u) 
   if (a.lock != b.lock) return true;
   const auto takes = [](StepKind k) { return k == StepKind::kAcquire || k == StepKind::kTry; };
   if (!takes(a.kind) || !takes(b.kind)) return false;
-  // Both granted at once, in either order: they commute.
-  impl::LockQueue q = s.locks[a.lock];
-  return q.try_acquire(scheme(), request_id(t, a.request), a.mode) &&
-         q.try_acquire(scheme(), request_id(u, b.request), b.mode);
+  // Both granted at once, in either order: they commute. (As two
+  // try_acquire calls on a copy of the queue would find, without the copy:
+  // the first must suit every held and queued mode, the second those and
+  // the first's; compatibility is symmetric, so the order does not matter.)
+  const impl::LockQueue& q = s.locks[a.lock];
+  const std::uint32_t taken = q.held_mask() | q.queued_mask();
+  const auto suits = [&](impl::ModeId m, std::uint32_t modes) {
+    for (std::uint8_t x = 0; modes != 0; ++x, modes >>= 1U) {
+      if ((modes & 1U) != 0 && !scheme().compatible(m, impl::ModeId{x})) return false;
+    }
+    return true;
+  };
+  return suits(a.mode, taken) && suits(b.mode, taken | (1U << a.mode.index));
 }
 
 bool StepMachine::has_incompatible_waiters(const State& s, std::uint32_t t) const noexcept {

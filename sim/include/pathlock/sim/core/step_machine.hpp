@@ -266,7 +266,7 @@ class StepMachine {
   std::string lock_name(std::uint32_t lock) const;
   const model::Path& lock_path(std::uint32_t lock) const { return lock_paths_[lock]; }
   const model::Operation& operation(std::uint32_t t, std::size_t r) const { return task_request(t, r).plan->op; }
-  const impl::Scheme& scheme() const noexcept { return planner_.scheme(); }
+  const impl::Scheme& scheme() const noexcept { return scheme_; }
 
  private:
   struct PlanCache;
@@ -279,6 +279,7 @@ class StepMachine {
   void release_lock(State& s, std::uint32_t lock, impl::TaskId id, Effect& e) const;
 
   const Planner& planner_;
+  const impl::Scheme& scheme_;  // planner_.scheme(), without a virtual call per step
   std::unique_ptr<TaskPlanners> own_task_planners_;  // when the scenario names schemes and none were given
   std::unique_ptr<PlanCache> cache_;
   std::vector<TaskProgram> programs_;  // reused run after run: only the first active_tasks_ count
