@@ -17,7 +17,6 @@
 #include "pathlock/model/error.hpp"
 #include "pathlock/reports/document.hpp"
 #include "pathlock/reports/simulate.hpp"
-#include "pathlock/sim/core/task_planners.hpp"
 #include "pathlock/sim/explorer.hpp"
 #include "pathlock/sim/promela.hpp"
 
@@ -141,8 +140,7 @@ int run_promela(const PromelaCliOptions& o) {
   const sim::Scenario scenario = sim::load_scenario_file(o.scenario_file);
   const impl::Scheme scheme = scheme_for_scenario(o.choice, scenario);
   const sim::SchemePlanner planner(scheme);
-  const sim::TaskPlanners task_planners(scheme, scenario);
-  const sim::StepMachine machine(planner, scenario, task_planners.planners());
+  const sim::StepMachine machine(planner, scenario);  // resolves per-task schemes itself
   const std::string model = sim::to_promela(machine, scenario);
   if (o.out.empty()) {
     std::cout << model;
@@ -176,8 +174,7 @@ int run_crosscheck(const CrosscheckCliOptions& o) {
   for (const auto& scheme : schemes) {
     const sim::SchemePlanner planner(scheme);
     for (const auto& scenario : scenarios) {
-      const sim::TaskPlanners task_planners(scheme, scenario);
-      const sim::StepMachine machine(planner, scenario, task_planners.planners());
+      const sim::StepMachine machine(planner, scenario);  // resolves per-task schemes itself
       const Judged ex_safety = run_explorer(machine, scenario, true, o.max_states);
       const Judged ex_deadlock = run_explorer(machine, scenario, false, o.max_states);
 
