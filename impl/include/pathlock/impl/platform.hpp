@@ -1,0 +1,89 @@
+#pragma once
+// What PathLock needs from the machine, gathered in one type, so that the
+// same lock code runs on real threads in production and one step at a time
+// under the harness's deterministic runtime (sim/runtime/), which makes every
+// atomic operation, lock, wait and notify a scheduling point. The model is
+// folly's SharedMutexImpl<..., Atom> and DeterministicSchedule.
+//
+// A Platform P provides:
+//
+//   template <class T> P::Atomic       std::atomic<T>'s load/store/exchange/
+//                                      fetch_add/fetch_sub/compare_exchange_*,
+//                                      default-constructed to T{}.
+//   P::SpinLock                        lock(), unlock(), assert_held(); a
+//                                      CAPABILITY for -Wthread-safety. Held
+//                                      only for short steps that never block.
+//   P::Mutex                           lock(), unlock() (used with
+//                                      std::unique_lock / std::lock_guard).
+//   P::CondVar                         notify_one(),
+//                                      wait(std::unique_lock<P::Mutex>&),
+//                                      wait_until(std::unique_lock<P::Mutex>&,
+//                                        P::Clock::time_point) -> std::cv_status.
+//   P::Clock                           a steady clock: now(), time_point,
+//                                      duration.
+//   P::StopToken                       stop_requested(), stop_possible().
+//   template <class F> P::StopCallback constructed from (P::StopToken, F):
+//                                      runs F once when stop is requested
+//                                      (at once if it already was); its
+//                                      destructor waits for a running F.
+//   P::pause()                         one turn of a spin loop.
+//   P::yield()                         give the CPU away (a spin loop's
+//                                      second phase).
+//   P::thread_slot()                   a small number fixed for the calling
+//                                      thread's life (picks a counter stripe).
+//   P::next_task_id()                  an id never returned before to any
+//                                      thread of this process (>= 2^16).
+//
+// Allocation is not part of the interface: the harness injects allocation
+// failures by replacing operator new in its own binaries, so every
+// allocation the lock makes (its own and the standard library's on its
+// behalf) is a point where a failure can be injected.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <stop_token>
+#include <thread>
+
+#include "pathlock/impl/lock_queue.hpp"  // TaskId
+#include "pathlock/impl/mutex.hpp"
+
+namespace pathlock::impl {
+
+// Real threads, real time: the production platform.
+struct StdPlatform {
+  template <typename T>
+  using Atomic = std::atomic<T>;
+  using SpinLock = impl::SpinLock;
+  using Mutex = std::mutex;
+  using CondVar = std::condition_variable;
+  using Clock = std::chrono::steady_clock;
+  using StopToken = std::stop_token;
+  template <typename F>
+  using StopCallback = std::stop_callback<F>;
+
+  static void pause() noexcept { cpu_relax(); }
+  static void yield() noexcept { std::this_thread::yield(); }
+  static std::size_t thread_slot() noexcept {
+    static std::atomic<std::size_t> next{0};
+    thread_local const std::size_t slot = next.fetch_add(1, std::memory_order_relaxed);
+    return slot;
+  }
+  // Each thread takes blocks of 2^16 ids from a shared 64-bit counter, so
+  // the hot path touches no shared cache line; ids below 2^16 are left to
+  // the lock's pseudo tasks.
+  static TaskId next_task_id() noexcept {
+    static std::atomic<TaskId> blocks{TaskId{1} << 16};
+    thread_local TaskId next = 0;
+    thread_local TaskId end = 0;
+    if (next == end) {
+      next = blocks.fetch_add(TaskId{1} << 16, std::memory_order_relaxed);
+      end = next + (TaskId{1} << 16);
+    }
+    return next++;
+  }
+};
+
+}  // namespace pathlock::impl
