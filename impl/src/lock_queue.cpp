@@ -45,13 +45,28 @@ void LockQueue::recompute_masks() {
   for (const auto& w : waiters_) queued_mask_ |= bit(w.mode);
 }
 
-void LockQueue::grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& granted) {
+std::size_t LockQueue::grants_after(const Scheme& scheme, std::uint32_t held, const LockEntry* gone) const noexcept {
+  std::uint32_t ahead = 0;
+  std::size_t n = 0;
+  for (const LockEntry& w : waiters_) {
+    if (&w == gone) continue;
+    if (compatible_with_mask(scheme, w.mode, held | ahead)) {
+      held |= bit(w.mode);
+      ++n;
+    } else {
+      ahead |= bit(w.mode);
+    }
+  }
+  return n;
+}
+
+void LockQueue::grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& granted) noexcept {
   std::uint32_t ahead = 0;  // modes of waiters still ahead
   std::size_t kept = 0;
   for (std::size_t i = 0; i < waiters_.size(); ++i) {
     const LockEntry w = waiters_[i];
     if (compatible_with_mask(scheme, w.mode, held_mask_ | ahead)) {
-      holders_.push_back(w);
+      holders_.push_back(w);  // within the capacity reserved by remove_and_grant
       held_mask_ |= bit(w.mode);
       granted.push_back(w);
     } else {
@@ -67,9 +82,22 @@ bool LockQueue::remove_and_grant(const Scheme& scheme, std::vector<LockEntry>& f
                                  std::vector<LockEntry>& granted) {
   const auto it = std::find_if(from.begin(), from.end(), [task](const LockEntry& e) { return e.task == task; });
   if (it == from.end()) return false;
-  from.erase(it);
+  // Reserve before mutating: the only allocations are here, so a throw
+  // leaves the queue and `granted` as they were (strong guarantee), and the
+  // grant pass below cannot fail midway (a task both holder and waiter).
+  std::uint32_t held = 0;
+  for (const auto& h : holders_) {
+    if (&h != &*it) held |= bit(h.mode);
+  }
+  const std::size_t grants = grants_after(scheme, held, &from == &waiters_ ? &*it : nullptr);
+  const auto at = it - from.begin();  // reserve below may move holders_
+  if (grants != 0) {
+    holders_.reserve(holders_.size() + grants);
+    granted.reserve(granted.size() + grants);
+  }
+  from.erase(from.begin() + at);
   recompute_masks();
-  if (!waiters_.empty()) grant_from_queue(scheme, granted);
+  if (grants != 0) grant_from_queue(scheme, granted);
   return true;
 }
 

@@ -23,6 +23,12 @@
 //
 // Complexity: acquire is O(1) (mode masks); release and cancel are
 // O(holders + waiters).
+//
+// Exceptions: every operation gives the strong guarantee. The only
+// allocations are vector growth, done before anything changes, so a
+// std::bad_alloc leaves the queue (and `granted`) exactly as it was. release
+// and cancel allocate only when some waiter is granted and holders() or
+// `granted` lacks the room for it.
 
 #include <cstdint>
 #include <span>
@@ -79,7 +85,11 @@ class LockQueue {
 
  private:
   bool compatible_with_mask(const Scheme& scheme, ModeId mode, std::uint32_t mask) const noexcept;
-  void grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& granted);
+  // Waiters a grant pass would grant with holder modes `held` and the waiter
+  // at `gone` (if any) removed.
+  std::size_t grants_after(const Scheme& scheme, std::uint32_t held, const LockEntry* gone) const noexcept;
+  // REQUIRES: capacity for every grant in holders_ and `granted`.
+  void grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& granted) noexcept;
   void recompute_masks();
   bool remove_and_grant(const Scheme& scheme, std::vector<LockEntry>& from, TaskId task,
                         std::vector<LockEntry>& granted);
