@@ -1,0 +1,97 @@
+#pragma once
+// The programs `check-lock` runs against the real PathLock: a few logical
+// threads, each making a short list of lock calls over a small tree whose
+// siblings share string prefixes (/a, /a/b, /ab, /b).
+//
+// Every call names a request (any of the five operations), how it waits, and
+// whether its guard is released before the thread's next call or kept (a
+// nested acquisition, released when the thread ends, last acquired first).
+//
+//   kBlocking   acquire(request): waits until granted.
+//   kTry        try_acquire(request): never waits; rolls back on a busy lock.
+//   kTimed      acquire_until(request, now + 1 ms of virtual time): the
+//               deadline passing is a scheduler choice at every wait.
+//   kStoppable  acquire(request, stop token): a stopper thread of its own
+//               requests stop, at whatever point the scheduler picks.
+//
+// The family is a fixed list of programs, each aimed at one mechanism of the
+// lock (the root gate's close and drain, eviction and reuse of idle entries,
+// a timeout or a stop racing a grant, try's rollback, nesting), followed by
+// programs drawn from a seed. Each program runs under every point of the
+// option space (root gate on and off, one or two shards, zero or one idle
+// entry kept).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pathlock/model/request.hpp"
+
+namespace pathlock::sim::lockcheck {
+
+enum class WaitStyle : std::uint8_t { kBlocking, kTry, kTimed, kStoppable };
+enum class AfterGrant : std::uint8_t { kReleaseBeforeNext, kHoldToEnd };
+
+std::string_view to_string(WaitStyle style) noexcept;
+
+struct LockCall {
+  model::Operation operation;
+  WaitStyle style = WaitStyle::kBlocking;
+  AfterGrant after = AfterGrant::kReleaseBeforeNext;
+};
+
+struct ThreadPlan {
+  std::vector<LockCall> calls;
+};
+
+struct LockProgram {
+  std::string name;     // a built-in program's name, or "random-<seed>-<i>"
+  std::string purpose;  // what it exercises, one line
+  std::vector<ThreadPlan> threads;
+
+  // Logical threads a run needs: the lock's threads plus one stopper per
+  // stoppable call.
+  std::size_t stoppable_calls() const noexcept;
+  bool has_nesting() const noexcept;
+};
+
+// "T0: write(/a) hold; read(/b) try | T1: ...": one line, for reports.
+std::string describe(const LockProgram& program);
+
+enum class RootGateSetting : std::uint8_t { kOn, kOff };
+
+// One point of the lock's option space.
+struct LockSetting {
+  RootGateSetting root_gate = RootGateSetting::kOn;
+  std::size_t shards = 1;
+  std::size_t max_idle = 0;
+};
+std::string describe(const LockSetting& setting);
+
+// Every point: root gate on/off x 1-2 shards x 0-1 idle entries kept.
+std::vector<LockSetting> all_settings();
+
+// The built-in programs, in a fixed order.
+std::vector<LockProgram> builtin_programs();
+
+struct RandomFamily {
+  std::uint64_t seed = 1;
+  std::size_t programs = 0;      // how many to draw
+  std::size_t max_threads = 3;   // 2..max_threads lock threads each (at most 4)
+  std::size_t max_calls = 2;     // 1..max_calls calls per thread (at most 3)
+};
+inline constexpr std::size_t kMaxLockThreads = 4;
+inline constexpr std::size_t kMaxCallsPerThread = 3;
+
+// Programs drawn from the family's seed; the same seed gives the same
+// programs. Throws model::InputError(kBadParameter) naming a limit that is
+// exceeded.
+std::vector<LockProgram> random_programs(const RandomFamily& family);
+
+// The built-in program called `name`, or the random one that `name`
+// ("random-<seed>-<i>") denotes; throws model::InputError naming the known
+// programs if there is none.
+LockProgram find_program(std::string_view name, const RandomFamily& defaults);
+
+}  // namespace pathlock::sim::lockcheck

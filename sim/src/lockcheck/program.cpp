@@ -1,0 +1,203 @@
+#include "pathlock/sim/lockcheck/program.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "pathlock/model/error.hpp"
+#include "pathlock/sim/rng.hpp"
+
+namespace pathlock::sim::lockcheck {
+namespace {
+
+using model::Operation;
+using model::Path;
+
+Path p(std::string_view text) { return Path::parse(text); }
+
+LockCall call(Operation op, WaitStyle style = WaitStyle::kBlocking,
+              AfterGrant after = AfterGrant::kReleaseBeforeNext) {
+  return {std::move(op), style, after};
+}
+
+LockProgram program(std::string name, std::string purpose, std::vector<ThreadPlan> threads) {
+  return {std::move(name), std::move(purpose), std::move(threads)};
+}
+
+// The tree of the random programs: depth 2, siblings /a and /ab sharing a
+// string prefix, and the root itself.
+const std::vector<Path>& random_tree() {
+  static const std::vector<Path> tree = {p("/"), p("/a"), p("/a/b"), p("/ab"), p("/b")};
+  return tree;
+}
+
+[[noreturn]] void bad(const std::string& message) { throw model::InputError(model::InputProblem::kBadParameter, message); }
+
+}  // namespace
+
+std::string_view to_string(WaitStyle style) noexcept {
+  switch (style) {
+    case WaitStyle::kBlocking: return "blocking";
+    case WaitStyle::kTry: return "try";
+    case WaitStyle::kTimed: return "timed";
+    case WaitStyle::kStoppable: return "stoppable";
+  }
+  return "?";
+}
+
+std::size_t LockProgram::stoppable_calls() const noexcept {
+  std::size_t n = 0;
+  for (const auto& t : threads) {
+    for (const auto& c : t.calls) n += c.style == WaitStyle::kStoppable ? 1 : 0;
+  }
+  return n;
+}
+
+bool LockProgram::has_nesting() const noexcept {
+  for (const auto& t : threads) {
+    for (std::size_t i = 0; i + 1 < t.calls.size(); ++i) {
+      if (t.calls[i].after == AfterGrant::kHoldToEnd) return true;
+    }
+  }
+  return false;
+}
+
+std::string describe(const LockProgram& program) {
+  std::string out;
+  for (std::size_t t = 0; t < program.threads.size(); ++t) {
+    if (t != 0) out += " | ";
+    out += fmt::format("T{}:", t);
+    const auto& calls = program.threads[t].calls;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      out += fmt::format("{} {}", i == 0 ? "" : ";", calls[i].operation.to_string());
+      if (calls[i].style != WaitStyle::kBlocking) out += fmt::format(" {}", to_string(calls[i].style));
+      if (calls[i].after == AfterGrant::kHoldToEnd && i + 1 < calls.size()) out += " held";
+    }
+  }
+  return out;
+}
+
+std::string describe(const LockSetting& setting) {
+  return fmt::format("root gate {}, {} shard{}, {} idle kept",
+                     setting.root_gate == RootGateSetting::kOn ? "on" : "off", setting.shards,
+                     setting.shards == 1 ? "" : "s", setting.max_idle);
+}
+
+std::vector<LockSetting> all_settings() {
+  std::vector<LockSetting> out;
+  for (const RootGateSetting gate : {RootGateSetting::kOn, RootGateSetting::kOff}) {
+    for (const std::size_t shards : {std::size_t{1}, std::size_t{2}}) {
+      for (const std::size_t idle : {std::size_t{0}, std::size_t{1}}) out.push_back({gate, shards, idle});
+    }
+  }
+  return out;
+}
+
+std::vector<LockProgram> builtin_programs() {
+  using model::copy;
+  using model::read;
+  using model::rename;
+  using model::write;
+  const auto hold = AfterGrant::kHoldToEnd;
+  return {
+      program("gate-closes-on-fast-readers", "a root writer closes the gate while readers hold the root fast",
+              {{{call(read(p("/a")))}}, {{call(write(p("/")))}}, {{call(read(p("/b")))}}}),
+      program("gate-reopens", "readers arrive while a root writer closes, holds and reopens the gate",
+              {{{call(write(p("/")))}}, {{call(read(p("/a"))), call(read(p("/b")))}}}),
+      program("lineage-writers", "writers and a reader on one lineage",
+              {{{call(write(p("/a")))}}, {{call(write(p("/a/b")))}}, {{call(read(p("/a/b")))}}}),
+      program("sibling-prefixes", "/a and /ab share a string prefix but not a lineage",
+              {{{call(write(p("/a")))}}, {{call(write(p("/ab")))}}, {{call(read(p("/a/b")))}}}),
+      program("eviction-and-reuse", "entries go idle, are evicted and reused while another thread looks them up",
+              {{{call(write(p("/a"))), call(write(p("/b")))}}, {{call(write(p("/b"))), call(write(p("/a")))}}}),
+      program("timeout-races-grant", "a timed waiter's deadline races its grant; the reader behind it must pass",
+              {{{call(write(p("/a")))}}, {{call(write(p("/a")), WaitStyle::kTimed)}}, {{call(read(p("/a")))}}}),
+      program("stop-races-grant", "a stop request races the grant of a waiter",
+              {{{call(write(p("/a/b")))}}, {{call(write(p("/a")), WaitStyle::kStoppable)}}, {{call(read(p("/a/b")))}}}),
+      program("try-rolls-back", "a try of a copy takes its first locks, finds one busy and rolls back",
+              {{{call(write(p("/b")))}}, {{call(copy(p("/a"), p("/b")), WaitStyle::kTry)}}, {{call(write(p("/a")))}}}),
+      program("rename-against-copy", "two multi-path requests over the same two paths",
+              {{{call(rename(p("/a"), p("/b")))}}, {{call(copy(p("/b"), p("/a")))}}}),
+      program("nested-without-conflict", "a thread holds a read while it takes a write elsewhere",
+              {{{call(read(p("/a")), WaitStyle::kBlocking, hold), call(write(p("/b")))}}, {{call(write(p("/a/b")))}}}),
+      program("nested-behind-writer", "a nested read queues behind a writer that waits for the first read",
+              {{{call(read(p("/a/b")), WaitStyle::kBlocking, hold), call(read(p("/a")))}}, {{call(write(p("/a")))}}}),
+  };
+}
+
+namespace {
+
+void check_limits(const RandomFamily& family) {
+  if (family.max_threads < 2 || family.max_threads > kMaxLockThreads) {
+    bad(fmt::format("threads per program must be 2 to {}, not {}", kMaxLockThreads, family.max_threads));
+  }
+  if (family.max_calls < 1 || family.max_calls > kMaxCallsPerThread) {
+    bad(fmt::format("calls per thread must be 1 to {}, not {}", kMaxCallsPerThread, family.max_calls));
+  }
+}
+
+// The `i`-th program of the family: drawn from its own derived seed, so any
+// one is made without the others.
+LockProgram random_program(const RandomFamily& family, std::size_t i) {
+  const auto& tree = random_tree();
+  {
+    Rng rng(derive_seed(family.seed, i));
+    const auto pick_path = [&] { return tree[rng.below(tree.size())]; };
+    LockProgram prog{fmt::format("random-{}-{}", family.seed, i), "drawn from the seed", {}};
+    const std::size_t threads = 2 + rng.below(family.max_threads - 1);
+    for (std::size_t t = 0; t < threads; ++t) {
+      ThreadPlan plan;
+      const std::size_t calls = 1 + rng.below(family.max_calls);
+      for (std::size_t c = 0; c < calls; ++c) {
+        const auto kind = static_cast<model::OpKind>(rng.below(5));
+        std::vector<Path> paths{pick_path()};
+        if (model::arity(kind) == 2) {
+          Path to = pick_path();
+          while (to == paths.front()) to = pick_path();
+          paths.push_back(std::move(to));
+        }
+        const auto style = static_cast<WaitStyle>(rng.below(4));
+        const auto after = rng.below(3) == 0 ? AfterGrant::kHoldToEnd : AfterGrant::kReleaseBeforeNext;
+        plan.calls.push_back(call(Operation::make(kind, std::move(paths)), style, after));
+      }
+      prog.threads.push_back(std::move(plan));
+    }
+    return prog;
+  }
+}
+
+}  // namespace
+
+std::vector<LockProgram> random_programs(const RandomFamily& family) {
+  check_limits(family);
+  std::vector<LockProgram> out;
+  for (std::size_t i = 0; i < family.programs; ++i) out.push_back(random_program(family, i));
+  return out;
+}
+
+LockProgram find_program(std::string_view name, const RandomFamily& defaults) {
+  for (auto& prog : builtin_programs()) {
+    if (prog.name == name) return prog;
+  }
+  // random-<seed>-<index>
+  if (name.starts_with("random-")) {
+    const std::string_view rest = name.substr(7);
+    const auto dash = rest.find('-');
+    std::uint64_t seed = 0;
+    std::size_t index = 0;
+    if (dash != std::string_view::npos &&
+        std::from_chars(rest.data(), rest.data() + dash, seed).ec == std::errc{} &&
+        std::from_chars(rest.data() + dash + 1, rest.data() + rest.size(), index).ec == std::errc{}) {
+      RandomFamily family = defaults;
+      family.seed = seed;
+      check_limits(family);
+      return random_program(family, index);
+    }
+  }
+  std::string known;
+  for (const auto& prog : builtin_programs()) known += (known.empty() ? "" : ", ") + prog.name;
+  bad(fmt::format("no lock program '{}': the built-in ones are {}, and random-<seed>-<index> names a drawn one",
+                  name, known));
+}
+
+}  // namespace pathlock::sim::lockcheck
