@@ -7,6 +7,7 @@
 
 #include "pathlock/sim/runtime/platform.hpp"
 #include "pathlock/sim/runtime/strategies/dfs_strategy.hpp"
+#include "pathlock/sim/runtime/strategies/iterative_dfs_strategy.hpp"
 #include "pathlock/sim/runtime/strategies/pct_strategy.hpp"
 #include "pathlock/sim/runtime/strategies/random_strategy.hpp"
 #include "pathlock/sim/runtime/strategies/replay_strategy.hpp"
@@ -59,6 +60,15 @@ TEST(RuntimeDfs, TwoStoresEachExploresTheHandCountedSchedules) {
   EXPECT_EQ(dfs_schedules(2, 2, 1), 6u);
   EXPECT_EQ(dfs_schedules(2, 2, 2), 14u);
   EXPECT_EQ(dfs_schedules(2, 2, 100), 20u);  // unbounded: every interleaving
+}
+
+// Bounds 0, 1, 2 in turn: 2 + 6 + 14 runs.
+TEST(RuntimeDfs, IterativeBoundingRunsEachBoundInTurn) {
+  IterativeDfsStrategy iterative(2);
+  const ExploreResult r = explore([] { return stores(2, 2); }, iterative, {});
+  EXPECT_EQ(r.outcome, ExploreOutcome::kAllPassed);
+  EXPECT_EQ(r.runs, 2u + 6u + 14u);
+  EXPECT_EQ(iterative.bound(), 2u);
 }
 
 // Three threads of one store: bound 0 runs them one after the other in

@@ -12,6 +12,7 @@
 #include "pathlock/sim/runtime/allocation.hpp"
 #include "pathlock/sim/runtime/platform.hpp"
 #include "pathlock/sim/runtime/strategies/dfs_strategy.hpp"
+#include "pathlock/sim/runtime/strategies/iterative_dfs_strategy.hpp"
 #include "pathlock/sim/runtime/strategies/pct_strategy.hpp"
 #include "pathlock/sim/runtime/strategies/random_strategy.hpp"
 #include "pathlock/sim/runtime/strategies/replay_strategy.hpp"
@@ -126,9 +127,15 @@ TEST(RuntimeLocks, LostWakeupIsFoundAsADeadlockNamingTheConditionVariable) {
   EXPECT_EQ(run.outcome, RunOutcome::kDeadlock);
   EXPECT_NE(run.detail.find("waits for the condition variable declared at"), std::string::npos) << run.detail;
   EXPECT_NE(run.detail.find("runtime_locks_test.cpp"), std::string::npos) << run.detail;
-  EXPECT_EQ(run.preemptions, 2u);  // none is possible with fewer
-  EXPECT_EQ(dfs([] { return contend(2, std::make_shared<SleepingMutex<P>>(Wakeup::kLostWakeupRace)); }, 1).outcome,
-            ExploreOutcome::kAllPassed);
+  EXPECT_EQ(run.preemptions, 2u);
+  // None has fewer: bound 1 passes, and iterative bounding finds it at 2.
+  const auto lost = [] { return contend(2, std::make_shared<SleepingMutex<P>>(Wakeup::kLostWakeupRace)); };
+  EXPECT_EQ(dfs(lost, 1).outcome, ExploreOutcome::kAllPassed);
+  IterativeDfsStrategy iterative(3);
+  const ExploreResult fewest = explore(lost, iterative, {});
+  ASSERT_EQ(fewest.outcome, ExploreOutcome::kFailureFound);
+  EXPECT_EQ(fewest.first_bad_run->preemptions, 2u);
+  EXPECT_EQ(iterative.bound(), 2u);
 }
 
 TEST(RuntimeLocks, CheckThenSetRaceIsFoundAsAMutualExclusionViolation) {

@@ -183,10 +183,12 @@ class CondVar {
   void wait(std::unique_lock<Mutex>& held, Predicate ready, Where where = Where::current()) {
     while (!ready()) wait(held, where);
   }
+  // A deadline of time_point::max() never passes (a wait "forever").
   std::cv_status wait_until(std::unique_lock<Mutex>& held, VirtualClock::time_point deadline,
                             Where where = Where::current()) {
     const std::chrono::nanoseconds at = deadline.time_since_epoch();
-    return detail::wait(state_, held.mutex()->state(), &at, where);
+    const bool forever = deadline == VirtualClock::time_point::max();
+    return detail::wait(state_, held.mutex()->state(), forever ? nullptr : &at, where);
   }
   template <typename Predicate>
   bool wait_until(std::unique_lock<Mutex>& held, VirtualClock::time_point deadline, Predicate ready,
