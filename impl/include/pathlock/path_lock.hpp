@@ -35,6 +35,19 @@
 // guard and acquires another that conflicts with it deadlocks with itself:
 // the lock is not re-entrant (a self-loop in the wait-for graph).
 //
+// NESTING. Do not acquire while holding a guard: name every path of an
+// operation in one request (a Request takes several paths, as copy and rename
+// do), so that its plan takes them in the global order. A thread that holds a
+// guard and acquires a second request can deadlock even when its two
+// requests do not conflict with each other. It holds read(/a/x), so it holds
+// /a in a read-ancestor mode; a writer of /a arrives and queues on /a behind
+// that hold; the thread now asks for read(/a/y), whose read-ancestor step on
+// /a is compatible with the holder but not with the queued writer, so FIFO
+// queues it behind the writer, which waits for the thread's first read: a
+// cycle through the writer. Two plans taken one after the other are not one
+// plan in increasing order, which is what the deadlock-freedom theorem needs.
+// The lock does not detect this.
+//
 // FAIRNESS. Each lock is an impl::LockQueue: FIFO among conflicting requests.
 // A request is granted at once iff its mode is compatible with every holder
 // and every queued waiter; a waiter is granted once it is compatible with
@@ -87,6 +100,15 @@
 //   entries == nodes linked from the buckets == active + idle_count
 //   a node is in the idle list  <=>  its queue has no holder and no waiter
 //   each waiting acquisition has exactly one sleeper record, on the entry it waits for
+// check_invariants() checks these, the root gate's and every LockQueue's.
+//
+// PLATFORM. The lock is BasicPathLock<P>, written once against a Platform P
+// (impl/platform.hpp): every atomic, lock, wait, clock read, stop token and
+// task id goes through P. PathLock is BasicPathLock<impl::StdPlatform>, real
+// threads and std::chrono::steady_clock, compiled once in the library; the
+// harness's deterministic runtime instantiates the same code on a platform
+// that makes each of those operations a scheduling point
+// (impl/path_lock_definitions.hpp holds the template's definitions).
 //
 // COSTS. An uncontended acquire allocates nothing once its entries exist (and
 // its plan has at most impl::StepBuffer::kInline steps); see the README for
@@ -102,10 +124,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <stop_token>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "pathlock/impl/lock_queue.hpp"
+#include "pathlock/impl/platform.hpp"
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/request.hpp"
 
@@ -126,8 +150,18 @@ struct PathLockOptions {
   bool root_gate = true;                      // the root's fast path (ROOT GATE)
 };
 
-class PathLock {
+namespace impl {
+// Test-only access to a lock's internals (defined by tests, never by the library).
+struct PathLockTestPeer;
+}  // namespace impl
+
+// P: a Platform (impl/platform.hpp). Use PathLock, below.
+template <typename P>
+class BasicPathLock {
  public:
+  using Platform = P;
+  using Clock = typename P::Clock;
+  using StopToken = typename P::StopToken;
   class Guard;
   struct Node;
   struct Shard;
@@ -135,25 +169,25 @@ class PathLock {
   class WaiterSlot;
   struct RootGate;
 
-  // REQUIRES: `scheme` outlives the PathLock.
-  explicit PathLock(const impl::Scheme& scheme, PathLockOptions options = {});
+  // REQUIRES: `scheme` outlives the lock.
+  explicit BasicPathLock(const impl::Scheme& scheme, PathLockOptions options = {});
   // REQUIRES: no guard is held and no acquire is in progress.
-  ~PathLock();
-  PathLock(const PathLock&) = delete;
-  PathLock& operator=(const PathLock&) = delete;
+  ~BasicPathLock();
+  BasicPathLock(const BasicPathLock&) = delete;
+  BasicPathLock& operator=(const BasicPathLock&) = delete;
 
   // Blocks until granted.
   [[nodiscard]] Guard acquire(const model::Request& request);
   // Blocks until granted (kGranted) or `stop` is requested (kCancelled).
-  [[nodiscard]] Guard acquire(const model::Request& request, std::stop_token stop);
+  [[nodiscard]] Guard acquire(const model::Request& request, StopToken stop);
   // Never blocks: kGranted or kWouldBlock.
   [[nodiscard]] Guard try_acquire(const model::Request& request);
   // kGranted, kTimedOut, or kCancelled if `stop` is requested first.
-  [[nodiscard]] Guard acquire_until(const model::Request& request, std::chrono::steady_clock::time_point deadline,
-                                    std::stop_token stop = {});
+  [[nodiscard]] Guard acquire_until(const model::Request& request, typename Clock::time_point deadline,
+                                    StopToken stop = {});
   template <typename Rep, typename Period>
   [[nodiscard]] Guard acquire_for(const model::Request& request, std::chrono::duration<Rep, Period> timeout,
-                                  std::stop_token stop = {});
+                                  StopToken stop = {});
 
   // The design notes' operations, blocking. They build the request (which
   // allocates); for a hot path, build the request once and call acquire().
@@ -175,9 +209,13 @@ class PathLock {
   std::size_t waiting_acquisitions() const;
 
  private:
+  friend struct impl::PathLockTestPeer;
+  template <typename T>
+  using Atomic = typename P::template Atomic<T>;
+  using SpinLockHolder = impl::Locked<typename P::SpinLock>;
   enum class WaitPolicy { kNever, kUntilDeadline, kForever };
-  Guard acquire_impl(const model::Request& request, WaitPolicy policy,
-                     std::chrono::steady_clock::time_point deadline, std::stop_token stop);
+  Guard acquire_impl(const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline,
+                     StopToken stop);
   // The task id under which the root gate's fast holders in `mode` hold the
   // root entry while the gate is closed; acquisitions have ids >= 2^16.
   static constexpr impl::TaskId pseudo_task(impl::ModeId mode) noexcept { return mode.index; }
@@ -192,8 +230,11 @@ class PathLock {
   void drain_gate();
   // REQUIRES: node->shard->mu held. Wakes `granted`; lists the node if idle.
   void settle(Node* node, std::vector<impl::LockEntry>& granted);
-  AcquireStatus wait_for_grant(Waiter& waiter, WaitPolicy policy,
-                               std::chrono::steady_clock::time_point deadline, std::stop_token& stop);
+  AcquireStatus wait_for_grant(Waiter& waiter, WaitPolicy policy, typename Clock::time_point deadline,
+                               StopToken& stop);
+  // REQUIRES: node->shard->mu held. Wakes the acquisitions that `granted`
+  // names; they wait on `node`.
+  static void wake(Node* node, const std::vector<impl::LockEntry>& granted);
   template <typename F>
   std::size_t sum_over_shards(F count) const;
   Shard& shard_for(std::uint64_t hash) const noexcept;
@@ -207,7 +248,8 @@ class PathLock {
 
 // Holds the locks of one granted acquire; releases them when destroyed.
 // Movable, not copyable. Not thread-safe itself: one guard, one owner.
-class PathLock::Guard {
+template <typename P>
+class BasicPathLock<P>::Guard {
  public:
   Guard() = default;
   Guard(Guard&& other) noexcept;
@@ -225,9 +267,9 @@ class PathLock::Guard {
   void release() noexcept;
 
  private:
-  friend class PathLock;
+  friend class BasicPathLock;
   static constexpr std::size_t kInline = 32;
-  Guard(PathLock* lock, impl::TaskId id) : lock_(lock), id_(id) {}
+  Guard(BasicPathLock* lock, impl::TaskId id) : lock_(lock), id_(id) {}
   struct Held {
     Node* node;  // nullptr: the root, held through the root gate
     impl::ModeId mode;
@@ -235,7 +277,7 @@ class PathLock::Guard {
   void push(Node* node, impl::ModeId mode);
   const Held& held(std::size_t i) const noexcept { return i < kInline ? inline_[i] : heap_[i - kInline]; }
 
-  PathLock* lock_ = nullptr;
+  BasicPathLock* lock_ = nullptr;
   impl::TaskId id_ = 0;
   AcquireStatus status_ = AcquireStatus::kReleased;
   std::size_t count_ = 0;
@@ -245,12 +287,17 @@ class PathLock::Guard {
   std::vector<Held> heap_;  // steps beyond kInline
 };
 
+template <typename P>
 template <typename Rep, typename Period>
-PathLock::Guard PathLock::acquire_for(const model::Request& request, std::chrono::duration<Rep, Period> timeout,
-                                      std::stop_token stop) {
-  return acquire_until(request,
-                       std::chrono::steady_clock::now() + std::chrono::ceil<std::chrono::steady_clock::duration>(timeout),
-                       std::move(stop));
+typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_for(const model::Request& request,
+                                                               std::chrono::duration<Rep, Period> timeout,
+                                                               StopToken stop) {
+  return acquire_until(request, Clock::now() + std::chrono::ceil<typename Clock::duration>(timeout), std::move(stop));
 }
+
+// The production lock: real threads, std::chrono::steady_clock,
+// std::stop_token. Compiled once, in the library.
+extern template class BasicPathLock<impl::StdPlatform>;
+using PathLock = BasicPathLock<impl::StdPlatform>;
 
 }  // namespace pathlock

@@ -21,7 +21,8 @@
 //                                        P::Clock::time_point) -> std::cv_status.
 //   P::Clock                           a steady clock: now(), time_point,
 //                                      duration.
-//   P::StopToken                       stop_requested(), stop_possible().
+//   P::StopToken                       stop_requested(), stop_possible();
+//                                      default-constructed: no stop possible.
 //   template <class F> P::StopCallback constructed from (P::StopToken, F):
 //                                      runs F once when stop is requested
 //                                      (at once if it already was); its

@@ -1,0 +1,243 @@
+#pragma once
+// BasicPathLock's acquire and release: a request's plan taken one step at a
+// time (the root through its gate when it can), rolled back when a step
+// would block, times out or is cancelled; and the Guard that releases it.
+// Part of the template's definitions: include path_lock_definitions.hpp,
+// not this.
+
+#include <algorithm>
+#include <bit>
+#include <memory>
+#include <vector>
+
+#include "pathlock/impl/lock_queue.hpp"
+#include "pathlock/impl/path_lock_gate.hpp"
+#include "pathlock/impl/path_lock_table.hpp"
+#include "pathlock/impl/path_lock_waiter.hpp"
+#include "pathlock/impl/plan.hpp"
+#include "pathlock/path_lock.hpp"
+
+namespace pathlock {
+
+template <typename P>
+BasicPathLock<P>::BasicPathLock(const impl::Scheme& scheme, PathLockOptions options)
+    : scheme_(scheme), options_(options), gate_(std::make_unique<RootGate>()) {
+  if (options_.root_gate) gate_->modes = impl::root_gate_modes(scheme_);
+  const std::size_t n = std::bit_ceil(std::max<std::size_t>(1, options_.shards));
+  shard_mask_ = n - 1;
+  shards_ = std::make_unique<Shard[]>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    SpinLockHolder hold(shards_[i].mu);
+    shards_[i].buckets.assign(16, nullptr);
+  }
+}
+
+template <typename P>
+BasicPathLock<P>::~BasicPathLock() {
+  for (std::size_t i = 0; i <= shard_mask_; ++i) {
+    Shard& s = shards_[i];
+    SpinLockHolder hold(s.mu);
+    for (Node* head : s.buckets) {
+      while (head != nullptr) {
+        Node* next = head->next;
+        delete head;
+        head = next;
+      }
+    }
+  }
+}
+
+template <typename P>
+void BasicPathLock<P>::settle(Node* node, std::vector<impl::LockEntry>& granted) {
+  node->shard->mu.assert_held();
+  wake(node, granted);
+  // Reopen the gate once nothing on the root conflicts with a gate mode.
+  if (node->is_root && gate_->closed.load(std::memory_order_relaxed) && gate_->pseudo_held == 0 &&
+      ((node->queue.held_mask() | node->queue.queued_mask()) & ~gate_->modes) == 0) {
+    gate_->closed.store(false, std::memory_order_seq_cst);
+  }
+  if (node->queue.idle()) node->shard->became_idle(node, options_.max_idle_locks_per_shard);
+}
+
+template <typename P>
+void BasicPathLock<P>::release_node(Node* node, impl::ModeId mode, impl::TaskId id) {
+  if (node == nullptr) {  // a fast hold of the root
+    gate_->my_count(mode).fetch_sub(1, std::memory_order_seq_cst);
+    if (gate_->closed.load(std::memory_order_seq_cst)) drain_gate();
+    return;
+  }
+  Shard& s = *node->shard;
+  thread_local std::vector<impl::LockEntry> granted;
+  granted.clear();
+  SpinLockHolder hold(s.mu);
+  node->queue.release(scheme_, id, granted);
+  settle(node, granted);
+}
+
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Request& request, WaitPolicy policy,
+                                                                typename Clock::time_point deadline,
+                                                                StopToken stop) {
+  Guard guard(this, P::next_task_id());
+  if (stop.stop_requested()) {
+    guard.status_ = AcquireStatus::kCancelled;
+    return guard;
+  }
+  // A deadline already past: take what is free now, never wait.
+  AcquireStatus blocked_status = AcquireStatus::kWouldBlock;
+  if (policy == WaitPolicy::kUntilDeadline) {
+    blocked_status = AcquireStatus::kTimedOut;
+    if (Clock::now() >= deadline) policy = WaitPolicy::kNever;
+  }
+  // Per thread, so one plan per logical thread: nothing else on this thread
+  // plans while this acquire runs (a wait blocks the thread).
+  thread_local impl::StepBuffer steps;
+  impl::plan_into(scheme_, request, steps);
+  guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
+  for (const auto& step : steps) {
+    const bool on_root = step.lock.size() == 1;  // "/"
+    if (on_root && try_fast_root(step.mode)) {
+      guard.push(nullptr, step.mode);
+      continue;
+    }
+    const std::uint64_t hash = impl::path_hash(step.lock);
+    Shard& s = shard_for(hash);
+    WaiterSlot waiting;  // constructed only if this step must wait
+    Node* node = nullptr;
+    {
+      SpinLockHolder hold(s.mu);
+      node = s.find_or_create(step.lock, hash, options_.max_idle_locks_per_shard);
+      if (on_root && !gate_->admits(step.mode)) close_gate(node);
+      if (node->queue.try_acquire(scheme_, guard.id_, step.mode)) {
+        guard.push(node, step.mode);
+        continue;
+      }
+      if (policy == WaitPolicy::kNever) {
+        thread_local std::vector<impl::LockEntry> none;
+        settle(node, none);  // reopens a gate we closed, lists the entry if idle
+      } else {
+        node->queue.acquire(scheme_, guard.id_, step.mode);  // queues: try_acquire said so
+        node->sleepers.emplace_back(guard.id_, &waiting.emplace());
+      }
+    }
+    if (!waiting) {
+      // Outside the shard lock: rolling back takes the shard locks of the held locks.
+      guard.release();
+      guard.status_ = blocked_status;
+      return guard;
+    }
+    const AcquireStatus outcome = wait_for_grant(*waiting, policy, deadline, stop);
+    if (outcome == AcquireStatus::kGranted) {
+      guard.push(node, step.mode);
+      continue;
+    }
+    // Timed out or cancelled: withdraw, unless a grant won the race.
+    {
+      thread_local std::vector<impl::LockEntry> granted;
+      granted.clear();
+      SpinLockHolder hold(s.mu);
+      if (waiting->granted.load(std::memory_order_acquire)) {
+        node->queue.release(scheme_, guard.id_, granted);
+      } else {
+        node->queue.cancel(scheme_, guard.id_, granted);
+        std::erase_if(node->sleepers, [&](const auto& sl) { return sl.first == guard.id_; });
+      }
+      settle(node, granted);
+    }
+    guard.release();
+    guard.status_ = outcome;
+    return guard;
+  }
+  return guard;
+}
+
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire(const model::Request& request) {
+  return acquire_impl(request, WaitPolicy::kForever, {}, {});
+}
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire(const model::Request& request, StopToken stop) {
+  return acquire_impl(request, WaitPolicy::kForever, {}, std::move(stop));
+}
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::try_acquire(const model::Request& request) {
+  return acquire_impl(request, WaitPolicy::kNever, {}, {});
+}
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_until(const model::Request& request,
+                                                                 typename Clock::time_point deadline,
+                                                                 StopToken stop) {
+  return acquire_impl(request, WaitPolicy::kUntilDeadline, deadline, std::move(stop));
+}
+
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::read(const model::Path& path) {
+  return acquire(model::read(path).request());
+}
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::write(const model::Path& path) {
+  return acquire(model::write(path).request());
+}
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::remove(const model::Path& path) {
+  return acquire(model::remove(path).request());
+}
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::rename(const model::Path& from, const model::Path& to) {
+  return acquire(model::rename(from, to).request());
+}
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::copy(const model::Path& from, const model::Path& to) {
+  return acquire(model::copy(from, to).request());
+}
+
+// --- Guard -------------------------------------------------------------------
+
+template <typename P>
+void BasicPathLock<P>::Guard::push(Node* n, impl::ModeId mode) {
+  if (count_ < kInline) {
+    inline_[count_] = {n, mode};
+  } else {
+    heap_.push_back({n, mode});
+  }
+  ++count_;
+}
+
+template <typename P>
+void BasicPathLock<P>::Guard::release() noexcept {
+  if (status_ == AcquireStatus::kGranted && lock_ != nullptr) {
+    for (std::size_t i = count_; i > 0; --i) {
+      const Held& h = held(i - 1);
+      lock_->release_node(h.node, h.mode, id_);
+    }
+  }
+  count_ = 0;
+  heap_.clear();
+  status_ = AcquireStatus::kReleased;
+}
+
+template <typename P>
+BasicPathLock<P>::Guard::Guard(Guard&& other) noexcept
+    : lock_(other.lock_), id_(other.id_), status_(other.status_), count_(other.count_), heap_(std::move(other.heap_)) {
+  std::copy(other.inline_, other.inline_ + std::min(count_, kInline), inline_);
+  other.count_ = 0;
+  other.status_ = AcquireStatus::kReleased;
+}
+
+template <typename P>
+typename BasicPathLock<P>::Guard& BasicPathLock<P>::Guard::operator=(Guard&& other) noexcept {
+  if (this != &other) {
+    release();
+    lock_ = other.lock_;
+    id_ = other.id_;
+    status_ = other.status_;
+    count_ = other.count_;
+    heap_ = std::move(other.heap_);
+    std::copy(other.inline_, other.inline_ + std::min(count_, kInline), inline_);
+    other.count_ = 0;
+    other.status_ = AcquireStatus::kReleased;
+  }
+  return *this;
+}
+
+}  // namespace pathlock

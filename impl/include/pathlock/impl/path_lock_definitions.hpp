@@ -1,0 +1,20 @@
+#pragma once
+// The definitions of BasicPathLock<P>'s members, for the translation unit
+// that instantiates the lock on a platform:
+//
+//   #include "pathlock/impl/path_lock_definitions.hpp"
+//   template class pathlock::BasicPathLock<MyPlatform>;
+//
+// The library does this once for impl::StdPlatform (PathLock); users of
+// PathLock include only pathlock/path_lock.hpp. The parts, one file each:
+//
+//   path_lock_table.hpp    entries, shards, idle list, eviction; counters
+//   path_lock_waiter.hpp   spin-then-sleep, the wake protocol, stop callbacks
+//   path_lock_gate.hpp     the root gate: fast holders, close, drain, reopen
+//   path_lock_acquire.hpp  acquire, rollback, release, Guard
+
+#include "pathlock/impl/path_lock_acquire.hpp"
+#include "pathlock/impl/path_lock_gate.hpp"
+#include "pathlock/impl/path_lock_table.hpp"
+#include "pathlock/impl/path_lock_waiter.hpp"
+#include "pathlock/path_lock.hpp"

@@ -1,0 +1,192 @@
+#pragma once
+// BasicPathLock's table: the lock entries (Node), sharded, each shard an
+// intrusive hash table behind a spin lock with an LRU list of idle entries
+// kept for reuse (path_lock.hpp: MEMORY, CONCURRENCY). Part of the
+// template's definitions: include path_lock_definitions.hpp, not this.
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pathlock/impl/lock_queue.hpp"
+#include "pathlock/impl/mutex.hpp"
+#include "pathlock/path_lock.hpp"
+
+namespace pathlock::impl {
+
+// The hash of a lock's path text: its high bits pick the shard, its low bits
+// the bucket.
+inline std::uint64_t path_hash(std::string_view text) noexcept { return std::hash<std::string_view>{}(text); }
+
+}  // namespace pathlock::impl
+
+namespace pathlock {
+
+// Cache-line aligned: two threads working on unrelated paths must not share a
+// line through neighbouring nodes (false sharing halves disjoint throughput).
+template <typename P>
+struct alignas(64) BasicPathLock<P>::Node {
+  std::string key;  // canonical path text; keeps its capacity when reused
+  std::uint64_t hash = 0;
+  Node* next = nullptr;  // bucket chain
+  // The shard's idle list (least recently idle first), while idle.
+  Node* idle_prev = nullptr;
+  Node* idle_next = nullptr;
+  bool idle = false;
+  bool is_root = false;  // the "/" entry, whose state the root gate extends
+  Shard* shard = nullptr;
+  impl::LockQueue queue;
+  std::vector<std::pair<impl::TaskId, Waiter*>> sleepers;  // waiting acquisitions
+};
+
+template <typename P>
+struct alignas(64) BasicPathLock<P>::Shard {
+  typename P::SpinLock mu;
+  // protected by mu:
+  std::vector<Node*> buckets GUARDED_BY(mu);  // a power of two
+  std::size_t entries GUARDED_BY(mu) = 0;     // nodes linked from buckets
+  std::size_t idle_count GUARDED_BY(mu) = 0;  // of which idle (in the idle list)
+  Node* idle_head GUARDED_BY(mu) = nullptr;   // least recently idle
+  Node* idle_tail GUARDED_BY(mu) = nullptr;
+
+  // The entry for `key`, or nullptr.
+  Node* find(std::string_view key, std::uint64_t hash) REQUIRES(mu) {
+    for (Node* n = buckets[hash & (buckets.size() - 1)]; n != nullptr; n = n->next) {
+      if (n->hash == hash && n->key == key) return n;
+    }
+    return nullptr;
+  }
+
+  // The entry for `key`, created if missing, and not in the idle list.
+  // `max_idle` bounds the idle entries: a new entry reuses the least recently
+  // idle node once the bound is reached.
+  Node* find_or_create(std::string_view key, std::uint64_t hash, std::size_t max_idle) REQUIRES(mu) {
+    if (Node* found = find(key, hash)) {
+      if (found->idle) unlist_idle(found);
+      return found;
+    }
+    Node** bucket = &buckets[hash & (buckets.size() - 1)];
+    Node* n = nullptr;
+    if (idle_head != nullptr && idle_count >= max_idle) {
+      n = idle_head;
+      unlist_idle(n);
+      unlink(n);
+      bucket = &buckets[hash & (buckets.size() - 1)];
+    } else {
+      n = new Node;
+      n->shard = this;
+    }
+    n->key.assign(key);
+    n->is_root = key == "/";
+    n->hash = hash;
+    n->next = *bucket;
+    *bucket = n;
+    if (++entries > buckets.size()) grow();
+    return n;
+  }
+
+  // Called when `node`'s queue has become idle: lists it as the most recently
+  // idle, then deletes the least recently idle nodes beyond `max_idle`.
+  void became_idle(Node* node, std::size_t max_idle) REQUIRES(mu) {
+    node->idle = true;
+    node->idle_prev = idle_tail;
+    node->idle_next = nullptr;
+    (idle_tail != nullptr ? idle_tail->idle_next : idle_head) = node;
+    idle_tail = node;
+    ++idle_count;
+    while (idle_count > max_idle) {
+      Node* victim = idle_head;
+      unlist_idle(victim);
+      unlink(victim);
+      delete victim;
+    }
+  }
+
+  void unlist_idle(Node* node) REQUIRES(mu) {
+    (node->idle_prev != nullptr ? node->idle_prev->idle_next : idle_head) = node->idle_next;
+    (node->idle_next != nullptr ? node->idle_next->idle_prev : idle_tail) = node->idle_prev;
+    node->idle = false;
+    --idle_count;
+  }
+
+  void unlink(Node* node) REQUIRES(mu) {
+    Node** link = &buckets[node->hash & (buckets.size() - 1)];
+    while (*link != node) link = &(*link)->next;
+    *link = node->next;
+    --entries;
+  }
+
+  void grow() REQUIRES(mu) {
+    std::vector<Node*> bigger(buckets.size() * 2, nullptr);
+    for (Node* head : buckets) {
+      while (head != nullptr) {
+        Node* next = head->next;
+        Node*& slot = bigger[head->hash & (bigger.size() - 1)];
+        head->next = slot;
+        slot = head;
+        head = next;
+      }
+    }
+    buckets.swap(bigger);
+  }
+};
+
+template <typename P>
+typename BasicPathLock<P>::Shard& BasicPathLock<P>::shard_for(std::uint64_t hash) const noexcept {
+  // The high bits pick the shard, the low bits the bucket.
+  return shards_[(hash >> 40) & shard_mask_];
+}
+
+template <typename P>
+template <typename F>
+std::size_t BasicPathLock<P>::sum_over_shards(F count) const {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i <= shard_mask_; ++i) {
+    SpinLockHolder hold(shards_[i].mu);
+    n += count(shards_[i]);
+  }
+  return n;
+}
+
+template <typename P>
+std::size_t BasicPathLock<P>::active_locks() const {
+  std::size_t n = sum_over_shards([](const Shard& s) NO_THREAD_SAFETY_ANALYSIS { return s.entries - s.idle_count; });
+  // The root held only through the gate has no active entry: count it once.
+  bool fast_root = false;
+  for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
+    if (gate_->admits(impl::ModeId{m}) && gate_->fast_holders(impl::ModeId{m}) > 0) fast_root = true;
+  }
+  if (fast_root) {
+    const std::uint64_t hash = impl::path_hash("/");
+    Shard& s = shard_for(hash);
+    SpinLockHolder hold(s.mu);
+    Node* root = s.find(std::string_view("/"), hash);
+    if (root == nullptr || root->idle) ++n;
+  }
+  return n;
+}
+
+template <typename P>
+std::size_t BasicPathLock<P>::idle_locks() const {
+  return sum_over_shards([](const Shard& s) NO_THREAD_SAFETY_ANALYSIS { return s.idle_count; });
+}
+
+template <typename P>
+std::size_t BasicPathLock<P>::waiting_acquisitions() const {
+  // One sleeper record per queued acquisition, on the entry it waits for;
+  // a grant or a withdrawal removes it under the same shard lock.
+  return sum_over_shards([](const Shard& s) NO_THREAD_SAFETY_ANALYSIS {
+    std::size_t n = 0;
+    for (const Node* head : s.buckets) {
+      for (const Node* node = head; node != nullptr; node = node->next) n += node->sleepers.size();
+    }
+    return n;
+  });
+}
+
+}  // namespace pathlock

@@ -1,0 +1,86 @@
+#include "pathlock/sim/runtime/sync.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "pathlock/sim/runtime/runtime.hpp"
+
+namespace pathlock::sim::runtime::detail {
+
+namespace {
+// The owner of a lock taken outside any run (building or checking state).
+constexpr std::uint32_t kOutsideRun = kNoThread - 1;
+}  // namespace
+
+void lock(LockState& state, const std::source_location& where) {
+  Executor* executor = active_executor();
+  if (executor == nullptr) {
+    if (state.owner != kNoThread) std::terminate();  // would block forever outside a run
+    state.owner = kOutsideRun;
+    return;
+  }
+  step(*executor, Operation{.what = "lock", .where = where, .wait_word = &state.owner, .wait_value = kNoThread,
+                            .waits_on = state.kind, .waits_on_where = state.declared});
+  state.owner = thread_index(*executor);
+  wrote(*executor);
+}
+
+void unlock(LockState& state, const std::source_location& where) {
+  if (Executor* executor = active_executor()) {
+    step(*executor, Operation{.what = "unlock", .where = where});
+    state.owner = kNoThread;
+    wrote(*executor);
+    return;
+  }
+  state.owner = kNoThread;
+}
+
+bool held_by_caller(const LockState& state) noexcept {
+  const Executor* executor = active_executor();
+  return state.owner == (executor == nullptr ? kOutsideRun : thread_index(*executor));
+}
+
+std::cv_status wait(CondVarState& cv, LockState& mutex, const std::chrono::nanoseconds* deadline,
+                    const std::source_location& where) {
+  Executor* executor = active_executor();
+  if (executor == nullptr) {
+    // Nobody could notify: outside a run only an expired wait makes sense.
+    if (deadline == nullptr) std::terminate();
+    return std::cv_status::timeout;
+  }
+  step(*executor, Operation{.what = "wait: release the mutex", .where = where});
+  const std::uint32_t me = thread_index(*executor);
+  mutex.owner = kNoThread;
+  std::uint32_t* wake = arm_wake(*executor);
+  cv.waiters[cv.count++] = me;
+  wrote(*executor);
+  Operation sleep{.what = "wait: woken", .where = where, .wait_word = wake, .wait_value = 1,
+                  .waits_on = "condition variable", .waits_on_where = cv.declared};
+  if (deadline != nullptr) sleep.deadline = *deadline;
+  step(*executor, sleep);
+  const bool by_deadline = timed_out(*executor);
+  if (by_deadline) {
+    // Still queued: nobody notified it.
+    auto* end = cv.waiters.begin() + cv.count;
+    auto* it = std::find(cv.waiters.begin(), end, me);
+    if (it != end) {
+      std::copy(it + 1, end, it);
+      --cv.count;
+    }
+  }
+  lock(mutex, where);
+  return by_deadline ? std::cv_status::timeout : std::cv_status::no_timeout;
+}
+
+void notify(CondVarState& cv, NotifyMode mode, const std::source_location& where) {
+  Executor* executor = active_executor();
+  if (executor == nullptr) return;  // outside a run nobody waits
+  step(*executor, Operation{.what = mode == NotifyMode::kOne ? "notify_one" : "notify_all", .where = where});
+  const std::uint32_t woken = mode == NotifyMode::kOne ? std::min<std::uint32_t>(cv.count, 1) : cv.count;
+  for (std::uint32_t i = 0; i < woken; ++i) *wake_word(*executor, cv.waiters[i]) = 1;
+  std::copy(cv.waiters.begin() + woken, cv.waiters.begin() + cv.count, cv.waiters.begin());
+  cv.count -= woken;
+  if (woken > 0) wrote(*executor);
+}
+
+}  // namespace pathlock::sim::runtime::detail
