@@ -1,0 +1,259 @@
+#include "pathlock/sim/lockcheck/check_lock.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <new>
+#include <optional>
+
+#include "pathlock/sim/explorer.hpp"
+#include "pathlock/sim/lockcheck/deterministic_path_lock.hpp"
+#include "pathlock/sim/lockcheck/ledger.hpp"
+#include "pathlock/sim/planner.hpp"
+#include "pathlock/sim/rng.hpp"
+#include "pathlock/sim/runtime/allocation.hpp"
+#include "pathlock/sim/runtime/runtime.hpp"
+#include "pathlock/sim/runtime/strategies/iterative_dfs_strategy.hpp"
+#include "pathlock/sim/runtime/strategies/pct_strategy.hpp"
+#include "pathlock/sim/runtime/strategies/replay_strategy.hpp"
+#include "pathlock/sim/scenario.hpp"
+
+namespace pathlock::sim::lockcheck {
+namespace {
+
+using Lock = DeterministicPathLock;
+using runtime::VirtualClock;
+
+// The virtual time a timed call waits before its deadline can pass.
+constexpr auto kTimedWait = std::chrono::milliseconds(1);
+
+// One run's world, built afresh for every run.
+struct World {
+  World(const impl::Scheme& scheme, const LockProgram& program, const LockSetting& setting)
+      : lock(scheme, PathLockOptions{.shards = setting.shards,
+                                     .max_idle_locks_per_shard = setting.max_idle,
+                                     .root_gate = setting.root_gate == RootGateSetting::kOn}),
+        ledger(program.threads.size()) {
+    for (const auto& t : program.threads) {
+      auto& mine = requests.emplace_back();
+      for (const auto& c : t.calls) mine.push_back(c.operation.request());
+    }
+    stops.resize(program.stoppable_calls());
+  }
+  Lock lock;
+  GrantLedger ledger;
+  std::vector<std::vector<model::Request>> requests;  // by thread, by call
+  std::vector<runtime::StopSource> stops;             // by stoppable call
+  std::optional<std::string> violation;
+  std::size_t inside = 0;  // threads inside a call into the lock
+};
+
+Lock::Guard call_lock(World& w, const LockCall& call, const model::Request& request, std::size_t stop_index) {
+  switch (call.style) {
+    case WaitStyle::kBlocking: return w.lock.acquire(request);
+    case WaitStyle::kTry: return w.lock.try_acquire(request);
+    case WaitStyle::kTimed: return w.lock.acquire_until(request, VirtualClock::now() + kTimedWait);
+    case WaitStyle::kStoppable: return w.lock.acquire(request, w.stops[stop_index].get_token());
+  }
+  return {};
+}
+
+// A lock thread: its calls in order, nested ones held to the end.
+void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, std::size_t first_stop,
+                 AllocationFailures failures) {
+  std::vector<std::pair<Lock::Guard, std::size_t>> held;  // guard, call index
+  held.reserve(plan.calls.size());
+  const auto release = [&](Lock::Guard& g, std::size_t c) {
+    w.ledger.releasing(t, w.requests[t][c]);  // before: once it starts, others may be granted
+    ++w.inside;
+    g.release();
+    --w.inside;
+  };
+  std::size_t stop_index = first_stop;
+  for (std::size_t c = 0; c < plan.calls.size(); ++c) {
+    const LockCall& call = plan.calls[c];
+    Lock::Guard g;
+    ++w.inside;
+    try {
+      std::optional<runtime::AllocationFailureScope> scope;
+      if (failures == AllocationFailures::kOnePerRun) scope.emplace();
+      g = call_lock(w, call, w.requests[t][c], stop_index);
+    } catch (const std::bad_alloc&) {
+      // The call failed: it must hold nothing (it returned no guard), and
+      // the properties checked afterwards say whether it left the table sound.
+    }
+    --w.inside;
+    if (call.style == WaitStyle::kStoppable) ++stop_index;
+    if (g.status() != AcquireStatus::kGranted) continue;
+    if (auto broken = w.ledger.granted(t, w.requests[t][c]); broken && !w.violation) w.violation = std::move(broken);
+    if (call.after == AfterGrant::kHoldToEnd && c + 1 < plan.calls.size()) {
+      held.emplace_back(std::move(g), c);
+    } else {
+      release(g, c);
+    }
+  }
+  for (auto it = held.rbegin(); it != held.rend(); ++it) release(it->first, it->second);
+}
+
+runtime::Program make_program(const impl::Scheme& scheme, const LockProgram& program, const LockSetting& setting,
+                              AllocationFailures failures) {
+  auto w = std::make_shared<World>(scheme, program, setting);
+  runtime::Program run;
+  std::size_t first_stop = 0;
+  for (std::uint32_t t = 0; t < program.threads.size(); ++t) {
+    const ThreadPlan* plan = &program.threads[t];
+    run.threads.push_back([w, plan, t, first_stop, failures] { lock_thread(*w, *plan, t, first_stop, failures); });
+    for (const auto& c : plan->calls) first_stop += c.style == WaitStyle::kStoppable ? 1 : 0;
+  }
+  for (std::size_t k = 0; k < w->stops.size(); ++k) {
+    run.threads.push_back([w, k] { w->stops[k].request_stop(); });
+  }
+  run.after_each_step = [w]() -> std::optional<std::string> {
+    if (w->violation) return w->violation;
+    if (w->inside == 0) {
+      if (std::string broken = w->lock.check_invariants(); !broken.empty()) {
+        return "lock invariant broken between calls: " + broken;
+      }
+    }
+    return std::nullopt;
+  };
+  const std::size_t idle_bound = setting.shards * setting.max_idle;
+  run.at_end = [w, idle_bound]() -> std::optional<std::string> {
+    if (w->violation) return w->violation;
+    if (std::string broken = w->lock.check_invariants(); !broken.empty()) {
+      return "lock invariant broken at the end: " + broken;
+    }
+    if (const std::size_t active = w->lock.active_locks(); active != 0) {
+      return fmt::format("every guard was released, yet {} lock entr{} still active (a leaked hold or an "
+                         "orphaned waiter)",
+                         active, active == 1 ? "y is" : "ies are");
+    }
+    if (const std::size_t idle = w->lock.idle_locks(); idle > idle_bound) {
+      return fmt::format("{} idle entries kept, above the bound of {}", idle, idle_bound);
+    }
+    return std::nullopt;
+  };
+  return run;
+}
+
+// Whether the model finds a deadlock for the same requests (nesting can
+// deadlock without a conflict; the lock must match the model, not beat it).
+bool model_predicts_deadlock(const impl::Scheme& scheme, const LockProgram& program) {
+  if (!program.has_nesting()) return false;  // one request at a time: deadlock-free by the theorem
+  Scenario scenario;
+  scenario.name = program.name;
+  for (const auto& t : program.threads) {
+    ScenarioTask task;
+    for (const auto& c : t.calls) {
+      ScenarioRequest r(c.operation);
+      r.acquire = c.style == WaitStyle::kTry ? AcquireStyle::kTry : AcquireStyle::kBlocking;
+      r.withdraw = c.style == WaitStyle::kTimed || c.style == WaitStyle::kStoppable ? WithdrawStyle::kWhileWaiting
+                                                                                   : WithdrawStyle::kNever;
+      r.release = c.after == AfterGrant::kHoldToEnd ? ReleaseStyle::kAtEnd : ReleaseStyle::kBeforeNext;
+      task.push_back(std::move(r));
+    }
+    scenario.tasks.push_back(std::move(task));
+  }
+  ExploreOptions options;
+  options.check_safety = false;
+  options.count_naive = false;
+  options.shortest_counterexample = false;
+  const SchemePlanner planner(scheme);
+  return explore(planner, scenario, options).verdict == Verdict::kDeadlock;
+}
+
+std::uint64_t case_seed(std::uint64_t seed, const LockProgram& program, const LockSetting& setting) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the program's name and the setting
+  for (const char ch : program.name) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+  h ^= (setting.shards << 8) ^ (setting.max_idle << 16) ^ (static_cast<std::uint64_t>(setting.root_gate) << 24);
+  return derive_seed(seed, h);
+}
+
+void record_failure(CaseResult& result, const runtime::RunResult& run) {
+  result.failure = fmt::format("{}: {}", runtime::outcome_name(run.outcome), run.detail);
+  result.trace = runtime::format_trace(run);
+  result.schedule = runtime::format_schedule(run.schedule);
+}
+
+// Folds one search's outcome into the case; true when the case is decided.
+bool fold(CaseResult& result, const runtime::ExploreResult& explored) {
+  if (explored.outcome == runtime::ExploreOutcome::kAllPassed ||
+      explored.outcome == runtime::ExploreOutcome::kRunLimitHit) {
+    return false;
+  }
+  const runtime::RunResult& run = *explored.first_bad_run;
+  record_failure(result, run);
+  if (explored.outcome == runtime::ExploreOutcome::kInconclusive) {
+    result.verdict = CaseVerdict::kInconclusive;
+  } else if (run.outcome == runtime::RunOutcome::kDeadlock && result.model_predicts_deadlock) {
+    result.verdict = CaseVerdict::kExpectedDeadlock;
+  } else {
+    result.verdict = CaseVerdict::kFail;
+  }
+  return true;
+}
+
+runtime::RunOptions run_options(const CheckLockOptions& options) {
+  return {.max_steps = options.max_steps,
+          .allocation_failures = options.allocation_failures == AllocationFailures::kOnePerRun ? 1U : 0U};
+}
+
+}  // namespace
+
+std::string_view to_string(CaseVerdict verdict) noexcept {
+  switch (verdict) {
+    case CaseVerdict::kPass: return "pass";
+    case CaseVerdict::kExpectedDeadlock: return "deadlock, as the model predicts";
+    case CaseVerdict::kFail: return "FAIL";
+    case CaseVerdict::kInconclusive: return "inconclusive";
+  }
+  return "?";
+}
+
+CaseResult check_case(const impl::Scheme& scheme, const LockProgram& program, const LockSetting& setting,
+                      const CheckLockOptions& options) {
+  CaseResult result{program.name, describe(program), setting};
+  result.model_predicts_deadlock = model_predicts_deadlock(scheme, program);
+  const auto make = [&] { return make_program(scheme, program, setting, options.allocation_failures); };
+
+  runtime::IterativeDfsStrategy bounded(options.preemptions);
+  const auto exhaustive = runtime::explore(make, bounded, {.run = run_options(options), .max_runs = options.max_runs});
+  result.bounded_runs = exhaustive.runs;
+  result.bounded_complete = exhaustive.outcome == runtime::ExploreOutcome::kAllPassed;
+  if (fold(result, exhaustive)) return result;
+
+  runtime::PctStrategy pct(case_seed(options.seed, program, setting), options.pct_depth, 200);
+  const auto sampled = runtime::explore(make, pct, {.run = run_options(options), .max_runs = options.pct_runs});
+  result.pct_runs = sampled.runs;
+  if (fold(result, sampled)) return result;
+  if (!result.bounded_complete) {
+    result.verdict = CaseVerdict::kInconclusive;
+    result.failure = fmt::format("the bounded search stopped at its limit of {} runs", options.max_runs);
+  }
+  return result;
+}
+
+CaseResult replay_case(const impl::Scheme& scheme, const LockProgram& program, const LockSetting& setting,
+                       const std::string& schedule, const CheckLockOptions& options) {
+  CaseResult result{program.name, describe(program), setting};
+  result.model_predicts_deadlock = model_predicts_deadlock(scheme, program);
+  const runtime::ParsedSchedule parsed = runtime::parse_schedule(schedule);
+  if (!parsed.error.empty()) {
+    throw model::InputError(model::InputProblem::kBadParameter, "bad --schedule: " + parsed.error);
+  }
+  runtime::ReplayStrategy replay(parsed.choices);
+  replay.begin_run(0);
+  const runtime::RunResult run =
+      runtime::run_program(make_program(scheme, program, setting, options.allocation_failures), replay,
+                           run_options(options));
+  result.bounded_runs = 1;
+  if (run.outcome == runtime::RunOutcome::kFinished) return result;
+  record_failure(result, run);
+  result.verdict = run.outcome == runtime::RunOutcome::kStepBoundHit ? CaseVerdict::kInconclusive
+                   : run.outcome == runtime::RunOutcome::kDeadlock && result.model_predicts_deadlock
+                       ? CaseVerdict::kExpectedDeadlock
+                       : CaseVerdict::kFail;
+  return result;
+}
+
+}  // namespace pathlock::sim::lockcheck
