@@ -160,4 +160,26 @@ struct CrosscheckCliOptions {
 };
 int run_crosscheck(const CrosscheckCliOptions& options);
 
+struct CheckLockCliOptions {
+  std::vector<std::string> schemes;       // built-in names; "all" for every one
+  std::vector<std::string> scheme_files;
+  std::string order;
+  std::vector<std::string> programs;      // names; empty: every built-in one plus the random ones
+  std::size_t random_programs = 8;        // drawn from --seed
+  std::size_t threads = 3;                // most lock threads in a random program
+  std::size_t calls = 2;                  // most calls per thread in a random program
+  std::size_t preemptions = 2;
+  std::size_t runs = 50;                  // PCT runs per case beyond the bound
+  std::uint64_t seed = 1;
+  std::size_t max_runs = 100000;          // bounded-search runs per case
+  std::size_t max_steps = 20000;          // steps per run
+  std::string root_gate = "both";         // on | off | both
+  std::string shards = "both";            // 1 | 2 | both
+  std::string max_idle = "both";          // 0 | 1 | both
+  std::string allocation_failures = "on"; // on | off
+  std::string schedule;                   // replay one run (one program, one setting)
+  std::string json_out;
+};
+int run_check_lock(const CheckLockCliOptions& options);
+
 }  // namespace pathlock::cli

@@ -6,6 +6,7 @@
 //   pathlock tables [options]      compute every scheme's concurrency table
 //   pathlock plan OP PATH [PATH]   show the lock plan of one operation
 //   pathlock explore SCENARIO      every interleaving of a bounded scenario
+//   pathlock check-lock            the lock that ships, under a deterministic scheduler
 //   pathlock check [--scheme ...]  one verdict on a scheme, with a minimal counterexample
 //   pathlock promela SCENARIO      the scenario as a Promela model for SPIN
 //   pathlock crosscheck ...        SPIN's verdicts against the explorer's
@@ -249,6 +250,63 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
 
+  pathlock::cli::CheckLockCliOptions check_lock;
+  auto* check_lock_cmd = app.add_subcommand(
+      "check-lock", "Check the lock that ships: PathLock's own code run one step at a time by a deterministic "
+                    "scheduler, on small programs (2-4 threads; acquire, try, timeouts, stop requests, nesting) under "
+                    "every lock option. Every schedule within a preemption bound, then PCT beyond it; every atomic, "
+                    "lock, wait and allocation is a scheduling point. Exit 0 pass, 3 fail, 4 inconclusive.");
+  check_lock_cmd->add_option("--scheme", check_lock.schemes, "A built-in scheme, or all (repeatable; default "
+                                                             "path-rwa-joined)")
+      ->allow_extra_args(false);
+  check_lock_cmd->add_option("--scheme-file", check_lock.scheme_files, "A scheme file (repeatable)")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
+  check_lock_cmd->add_option("--order", check_lock.order, "A built-in acquisition order, replacing each scheme's");
+  check_lock_cmd->add_option("--program", check_lock.programs, "A program by name (repeatable; default: every "
+                                                              "built-in one and the random ones)")
+      ->allow_extra_args(false);
+  check_lock_cmd->add_option("--random", check_lock.random_programs, "Random programs drawn from --seed")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--threads", check_lock.threads, "Most lock threads in a random program")
+      ->check(CLI::Range(2, 4))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--calls", check_lock.calls, "Most calls per thread in a random program")
+      ->check(CLI::Range(1, 3))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--preemptions", check_lock.preemptions, "Every schedule with at most this many "
+                                                                      "preemptions is run")
+      ->check(CLI::Range(0, 6))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--runs", check_lock.runs, "PCT runs per case beyond the bound")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--seed", check_lock.seed, "Seed of the random programs and PCT (0 to 2^64-1)")
+      ->check(kWholeNumber)
+      ->capture_default_str();
+  check_lock_cmd->add_option("--max-runs", check_lock.max_runs, "Bounded-search runs per case (beyond: exit 4)")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--max-steps", check_lock.max_steps, "Steps per run (beyond: exit 4)")
+      ->check(CLI::Range(100, 10000000))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--root-gate", check_lock.root_gate, "The lock's root gate")
+      ->check(CLI::IsMember({"on", "off", "both"}))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--shards", check_lock.shards, "Shards of the lock table")
+      ->check(CLI::IsMember({"1", "2", "both"}))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--max-idle", check_lock.max_idle, "Idle entries kept per shard")
+      ->check(CLI::IsMember({"0", "1", "both"}))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--allocation-failures", check_lock.allocation_failures,
+                             "Inject one allocation failure per run, at any allocation inside a lock call")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  check_lock_cmd->add_option("--schedule", check_lock.schedule, "Replay one run (as printed by a failure)");
+  check_lock_cmd->add_option("--json", check_lock.json_out, "Also write the result as JSON to this file");
+
   pathlock::cli::PromelaCliOptions promela;
   auto* promela_cmd = app.add_subcommand(
       "promela", "Print a bounded scenario as a Promela model for SPIN: the explorer's transition system, with the "
@@ -293,6 +351,7 @@ int main(int argc, char** argv) {
     if (*schemes_cmd) return pathlock::cli::run_schemes(export_scheme);
     if (*explore_cmd) return pathlock::cli::run_explore(explore);
     if (*check_cmd) return pathlock::cli::run_check(check);
+    if (*check_lock_cmd) return pathlock::cli::run_check_lock(check_lock);
     if (*promela_cmd) return pathlock::cli::run_promela(promela);
     if (*crosscheck_cmd) return pathlock::cli::run_crosscheck(crosscheck);
     if (*plan_cmd) return pathlock::cli::run_plan(plan);

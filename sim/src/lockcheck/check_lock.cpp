@@ -6,6 +6,7 @@
 #include <new>
 #include <optional>
 
+#include "pathlock/model/error.hpp"
 #include "pathlock/sim/explorer.hpp"
 #include "pathlock/sim/lockcheck/deterministic_path_lock.hpp"
 #include "pathlock/sim/lockcheck/ledger.hpp"
@@ -145,12 +146,11 @@ bool model_predicts_deadlock(const impl::Scheme& scheme, const LockProgram& prog
   for (const auto& t : program.threads) {
     ScenarioTask task;
     for (const auto& c : t.calls) {
-      ScenarioRequest r(c.operation);
+      ScenarioRequest& r = task.emplace_back(c.operation);
       r.acquire = c.style == WaitStyle::kTry ? AcquireStyle::kTry : AcquireStyle::kBlocking;
       r.withdraw = c.style == WaitStyle::kTimed || c.style == WaitStyle::kStoppable ? WithdrawStyle::kWhileWaiting
                                                                                    : WithdrawStyle::kNever;
       r.release = c.after == AfterGrant::kHoldToEnd ? ReleaseStyle::kAtEnd : ReleaseStyle::kBeforeNext;
-      task.push_back(std::move(r));
     }
     scenario.tasks.push_back(std::move(task));
   }
@@ -212,7 +212,10 @@ std::string_view to_string(CaseVerdict verdict) noexcept {
 
 CaseResult check_case(const impl::Scheme& scheme, const LockProgram& program, const LockSetting& setting,
                       const CheckLockOptions& options) {
-  CaseResult result{program.name, describe(program), setting};
+  CaseResult result;
+  result.program = program.name;
+  result.text = describe(program);
+  result.setting = setting;
   result.model_predicts_deadlock = model_predicts_deadlock(scheme, program);
   const auto make = [&] { return make_program(scheme, program, setting, options.allocation_failures); };
 
@@ -235,7 +238,10 @@ CaseResult check_case(const impl::Scheme& scheme, const LockProgram& program, co
 
 CaseResult replay_case(const impl::Scheme& scheme, const LockProgram& program, const LockSetting& setting,
                        const std::string& schedule, const CheckLockOptions& options) {
-  CaseResult result{program.name, describe(program), setting};
+  CaseResult result;
+  result.program = program.name;
+  result.text = describe(program);
+  result.setting = setting;
   result.model_predicts_deadlock = model_predicts_deadlock(scheme, program);
   const runtime::ParsedSchedule parsed = runtime::parse_schedule(schedule);
   if (!parsed.error.empty()) {
