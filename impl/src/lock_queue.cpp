@@ -20,6 +20,7 @@ bool LockQueue::compatible_with_mask(const Scheme& scheme, ModeId mode,
 }
 
 AcquireOutcome LockQueue::acquire(const Scheme& scheme, TaskId task, ModeId mode) {
+  keep_room(1);  // before any change: room for this request, granted now or later
   // A task's own holds count like anyone's: no re-entrancy.
   if (compatible_with_mask(scheme, mode, held_mask_ | queued_mask_)) {
     holders_.push_back({task, mode});
@@ -33,6 +34,7 @@ AcquireOutcome LockQueue::acquire(const Scheme& scheme, TaskId task, ModeId mode
 
 bool LockQueue::try_acquire(const Scheme& scheme, TaskId task, ModeId mode) {
   if (!compatible_with_mask(scheme, mode, held_mask_ | queued_mask_)) return false;
+  keep_room(1);
   holders_.push_back({task, mode});
   held_mask_ |= bit(mode);
   return true;
@@ -60,15 +62,16 @@ std::size_t LockQueue::grants_after(const Scheme& scheme, std::uint32_t held, co
   return n;
 }
 
-void LockQueue::grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& granted) noexcept {
+void LockQueue::reserve_holders(std::size_t more) { keep_room(more); }
+
+void LockQueue::grant_waiters(const Scheme& scheme) noexcept {
   std::uint32_t ahead = 0;  // modes of waiters still ahead
   std::size_t kept = 0;
   for (std::size_t i = 0; i < waiters_.size(); ++i) {
     const LockEntry w = waiters_[i];
     if (compatible_with_mask(scheme, w.mode, held_mask_ | ahead)) {
-      holders_.push_back(w);  // within the capacity reserved by remove_and_grant
+      holders_.push_back(w);  // within the room (see Room), or reserved by the caller
       held_mask_ |= bit(w.mode);
-      granted.push_back(w);
     } else {
       ahead |= bit(w.mode);
       waiters_[kept++] = w;
@@ -78,27 +81,43 @@ void LockQueue::grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& g
   queued_mask_ = ahead;
 }
 
+LockQueue::Granted LockQueue::remove_granting(const Scheme& scheme, std::vector<LockEntry>& from, TaskId task) {
+  const auto it = std::find_if(from.begin(), from.end(), [task](const LockEntry& e) { return e.task == task; });
+  if (it == from.end()) return {Granted::Outcome::kNotFound, 0};
+  const auto at = it - from.begin();
+  // A copied queue lacks the room: make it before any change (strong guarantee).
+  if (holders_.capacity() < holders_.size() + waiters_.size()) keep_room(0);
+  from.erase(from.begin() + at);
+  recompute_masks();
+  const std::size_t before = holders_.size();
+  if (!waiters_.empty()) grant_waiters(scheme);
+  return {Granted::Outcome::kDone, holders_.size() - before};
+}
+
+LockQueue::Granted LockQueue::release_granting(const Scheme& scheme, TaskId task) {
+  return remove_granting(scheme, holders_, task);
+}
+
+LockQueue::Granted LockQueue::cancel_granting(const Scheme& scheme, TaskId task) {
+  return remove_granting(scheme, waiters_, task);
+}
+
 bool LockQueue::remove_and_grant(const Scheme& scheme, std::vector<LockEntry>& from, TaskId task,
                                  std::vector<LockEntry>& granted) {
   const auto it = std::find_if(from.begin(), from.end(), [task](const LockEntry& e) { return e.task == task; });
   if (it == from.end()) return false;
-  // Reserve before mutating: the only allocations are here, so a throw
-  // leaves the queue and `granted` as they were (strong guarantee), and the
-  // grant pass below cannot fail midway (a task both holder and waiter).
-  std::uint32_t held = 0;
-  for (const auto& h : holders_) {
-    if (&h != &*it) held |= bit(h.mode);
+  if (!waiters_.empty()) {
+    // Room in `granted` before any change (strong guarantee).
+    std::uint32_t held = 0;
+    for (const auto& h : holders_) {
+      if (&h != &*it) held |= bit(h.mode);
+    }
+    granted.reserve(granted.size() + grants_after(scheme, held, &from == &waiters_ ? &*it : nullptr));
   }
-  const std::size_t grants = grants_after(scheme, held, &from == &waiters_ ? &*it : nullptr);
-  const auto at = it - from.begin();  // reserve below may move holders_
-  if (grants != 0) {
-    holders_.reserve(holders_.size() + grants);
-    granted.reserve(granted.size() + grants);
-  }
-  from.erase(from.begin() + at);
-  recompute_masks();
-  if (grants != 0) grant_from_queue(scheme, granted);
-  return true;
+  const auto [outcome, count] = remove_granting(scheme, from, task);
+  const auto fresh = last_granted(count);
+  granted.insert(granted.end(), fresh.begin(), fresh.end());
+  return outcome == Granted::Outcome::kDone;
 }
 
 bool LockQueue::release(const Scheme& scheme, TaskId task, std::vector<LockEntry>& granted) {

@@ -121,6 +121,7 @@ int run_check_lock(const CheckLockCliOptions& o) {
         fmt::print("  {:<16} {:<30} {:<36} {:<32} {:>6} run(s){} + {} PCT\n", scheme.name(), r.program,
                    sim::lockcheck::describe(setting), sim::lockcheck::to_string(r.verdict), r.bounded_runs,
                    r.bounded_complete ? "" : " (cut)", r.pct_runs);
+        std::fflush(stdout);  // one line per case, also when piped
         cases.push_back(case_json(scheme, r));
         if (r.verdict == CaseVerdict::kFail || r.verdict == CaseVerdict::kInconclusive) {
           (r.verdict == CaseVerdict::kFail ? failed : inconclusive) += 1;

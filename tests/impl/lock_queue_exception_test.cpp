@@ -112,5 +112,30 @@ TEST(LockQueueExceptions, ReleaseGrantingAWaiterFailsCleanlyAtEachPoint) {
   EXPECT_TRUE(q.waiters().empty());
 }
 
+// The room kept by acquire: granting every waiter at once allocates nothing,
+// so the lock can release inside a noexcept function.
+RC_GTEST_PROP(LockQueueExceptions, ReleaseAndCancelWithoutAListNeverAllocate, ()) {
+  const Scheme& s = *builtin_schemes()[*rc::gen::inRange<std::size_t>(0, builtin_schemes().size())];
+  LockQueue q;
+  const auto modes = *rc::gen::container<std::vector<std::uint8_t>>(
+      rc::gen::inRange<std::uint8_t>(0, static_cast<std::uint8_t>(s.mode_count())));
+  for (std::size_t i = 0; i < modes.size(); ++i) q.acquire(s, i + 1, ModeId{modes[i]});
+  while (!q.idle()) {
+    const bool waiter = !q.waiters().empty() && *rc::gen::arbitrary<bool>();
+    const TaskId task = waiter ? q.waiters()[*rc::gen::inRange<std::size_t>(0, q.waiters().size())].task
+                               : q.holders()[*rc::gen::inRange<std::size_t>(0, q.holders().size())].task;
+    LockQueue::Granted granted{};
+    bool injected = false;
+    {
+      FailAllocation fail(0);  // the assertions below allocate: outside the scope
+      granted = waiter ? q.cancel_granting(s, task) : q.release_granting(s, task);
+      injected = fail.injected();
+    }
+    RC_ASSERT(!injected);
+    RC_ASSERT(granted.outcome == LockQueue::Granted::Outcome::kDone);
+    RC_ASSERT(q.check_invariants(s) == "");
+  }
+}
+
 }  // namespace
 }  // namespace pathlock::impl

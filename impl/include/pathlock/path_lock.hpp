@@ -124,6 +124,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -235,13 +236,18 @@ class BasicPathLock {
   // If the gate is closed and its last fast holder has left, releases the
   // pseudo hold. EXCLUDES the root's shard lock.
   void drain_gate();
-  // REQUIRES: node->shard->mu held. Wakes `granted`; lists the node if idle.
-  void settle(Node* node, std::vector<impl::LockEntry>& granted);
+  // REQUIRES: node->shard->mu held. Takes the acquisitions `granted` names
+  // off the node onto `to_wake` (wake_all wakes them once the shard lock is
+  // released), reopens the gate if it may, lists the node if idle.
+  void settle(Node* node, std::span<const impl::LockEntry> granted, Waiter*& to_wake) noexcept;
   AcquireStatus wait_for_grant(Waiter& waiter, WaitPolicy policy, typename Clock::time_point deadline,
                                StopToken& stop);
-  // REQUIRES: node->shard->mu held. Wakes the acquisitions that `granted`
-  // names; they wait on `node`.
-  static void wake(Node* node, const std::vector<impl::LockEntry>& granted);
+  // REQUIRES: node->shard->mu held. Marks the acquisitions that `granted`
+  // names (they wait on `node`) granted, and links them onto `to_wake`.
+  static void take_granted(Node* node, std::span<const impl::LockEntry> granted, Waiter*& to_wake) noexcept;
+  // EXCLUDES every shard lock: a wake takes the waiter's mutex, a blocking
+  // call, which never happens under a spin lock.
+  static void wake_all(Waiter* to_wake) noexcept;
   template <typename F>
   std::size_t sum_over_shards(F count) const;
   // Parts of check_invariants(). check_shard: REQUIRES shards_[index].mu held.

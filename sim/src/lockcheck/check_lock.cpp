@@ -67,7 +67,13 @@ void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, std::size_t 
   const auto release = [&](Lock::Guard& g, std::size_t c) {
     w.ledger.releasing(t, w.requests[t][c]);  // before: once it starts, others may be granted
     ++w.inside;
-    g.release();
+    {
+      // A release is noexcept: an allocation inside it, failed here, ends
+      // the process (std::terminate), which the caller reports as a failure.
+      std::optional<runtime::AllocationFailureScope> scope;
+      if (failures == AllocationFailures::kOnePerRun) scope.emplace();
+      g.release();
+    }
     --w.inside;
   };
   std::size_t stop_index = first_stop;

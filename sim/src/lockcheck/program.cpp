@@ -31,6 +31,13 @@ const std::vector<Path>& random_tree() {
   return tree;
 }
 
+// /a/a/.../a, 40 levels: a plan of 41 steps, beyond a guard's inline room.
+Path deep_path() {
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "/a";
+  return p(text);
+}
+
 [[noreturn]] void bad(const std::string& message) { throw model::InputError(model::InputProblem::kBadParameter, message); }
 
 }  // namespace
@@ -118,6 +125,8 @@ std::vector<LockProgram> builtin_programs() {
               {{{call(write(p("/b")))}}, {{call(copy(p("/a"), p("/b")), WaitStyle::kTry)}}, {{call(write(p("/a")))}}}),
       program("rename-against-copy", "two multi-path requests over the same two paths",
               {{{call(rename(p("/a"), p("/b")))}}, {{call(copy(p("/b"), p("/a")))}}}),
+      program("long-plan", "a request with more locks than a guard holds inline, beside a reader",
+              {{{call(write(deep_path()))}}, {{call(read(p("/a/a")))}}}),
       program("nested-without-conflict", "a thread holds a read while it takes a write elsewhere",
               {{{call(read(p("/a")), WaitStyle::kBlocking, hold), call(write(p("/b")))}}, {{call(write(p("/a/b")))}}}),
       program("nested-behind-writer", "a nested read queues behind a writer that waits for the first read",

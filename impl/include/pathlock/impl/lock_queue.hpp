@@ -26,9 +26,13 @@
 //
 // Exceptions: every operation gives the strong guarantee. The only
 // allocations are vector growth, done before anything changes, so a
-// std::bad_alloc leaves the queue (and `granted`) exactly as it was. release
-// and cancel allocate only when some waiter is granted and holders() or
-// `granted` lacks the room for it.
+// std::bad_alloc leaves the queue (and `granted`) exactly as it was.
+//
+// Room: acquire and try_acquire keep holders() with room for every holder
+// and every waiter (capacity >= holders + waiters), so granting a waiter
+// never allocates: release_granting and cancel_granting allocate nothing,
+// and a lock can release inside a noexcept function. (A copied queue has no
+// spare room; its first release may allocate, and then has the room again.)
 
 #include <cstdint>
 #include <span>
@@ -68,6 +72,24 @@ class LockQueue {
   // what the rule allows. Returns false if `task` is not waiting here.
   bool cancel(const Scheme& scheme, TaskId task, std::vector<LockEntry>& granted);
 
+  // release and cancel without an output list: the newly granted are the
+  // last `count` entries of holders(), in queue order. kNotFound: nothing
+  // changed. Allocate nothing while the queue has its room (see Room).
+  struct Granted {
+    enum class Outcome : std::uint8_t { kDone, kNotFound } outcome;
+    std::size_t count;
+  };
+  Granted release_granting(const Scheme& scheme, TaskId task);
+  Granted cancel_granting(const Scheme& scheme, TaskId task);
+  // The `count` newly granted entries of the last release or cancel.
+  std::span<const LockEntry> last_granted(std::size_t count) const noexcept {
+    return std::span<const LockEntry>(holders_).last(count);
+  }
+
+  // Room for `more` further holders beyond the room kept (see Room), so that
+  // that many compatible acquires that are granted at once cannot throw.
+  void reserve_holders(std::size_t more);
+
   // The tasks `waiter` waits for: holders whose mode is incompatible with its
   // mode, and waiters ahead of it with an incompatible mode. Appended to `out`.
   // REQUIRES: `waiter` is queued here.
@@ -88,11 +110,13 @@ class LockQueue {
   // Waiters a grant pass would grant with holder modes `held` and the waiter
   // at `gone` (if any) removed.
   std::size_t grants_after(const Scheme& scheme, std::uint32_t held, const LockEntry* gone) const noexcept;
-  // REQUIRES: capacity for every grant in holders_ and `granted`.
-  void grant_from_queue(const Scheme& scheme, std::vector<LockEntry>& granted) noexcept;
   void recompute_masks();
   bool remove_and_grant(const Scheme& scheme, std::vector<LockEntry>& from, TaskId task,
                         std::vector<LockEntry>& granted);
+  Granted remove_granting(const Scheme& scheme, std::vector<LockEntry>& from, TaskId task);
+  // Keeps the room: capacity for every holder and waiter, plus `more`.
+  void keep_room(std::size_t more) { holders_.reserve(holders_.size() + waiters_.size() + more); }
+  void grant_waiters(const Scheme& scheme) noexcept;
 
   std::vector<LockEntry> holders_;
   std::vector<LockEntry> waiters_;  // arrival order

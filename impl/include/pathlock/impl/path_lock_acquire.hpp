@@ -48,9 +48,9 @@ BasicPathLock<P>::~BasicPathLock() {
 }
 
 template <typename P>
-void BasicPathLock<P>::settle(Node* node, std::vector<impl::LockEntry>& granted) {
+void BasicPathLock<P>::settle(Node* node, std::span<const impl::LockEntry> granted, Waiter*& to_wake) noexcept {
   node->shard->mu.assert_held();
-  wake(node, granted);
+  take_granted(node, granted, to_wake);
   // Reopen the gate once nothing on the root conflicts with a gate mode.
   if (node->is_root && gate_->closed.load(std::memory_order_relaxed) && gate_->pseudo_held == 0 &&
       ((node->queue.held_mask() | node->queue.queued_mask()) & ~gate_->modes) == 0) {
@@ -59,6 +59,8 @@ void BasicPathLock<P>::settle(Node* node, std::vector<impl::LockEntry>& granted)
   if (node->queue.idle()) node->shard->became_idle(node, options_.max_idle_locks_per_shard);
 }
 
+// Allocates nothing (the queue keeps room for its waiters' grants), so a
+// Guard's noexcept release is honest.
 template <typename P>
 void BasicPathLock<P>::release_node(Node* node, impl::ModeId mode, impl::TaskId id) {
   if (node == nullptr) {  // a fast hold of the root
@@ -67,11 +69,13 @@ void BasicPathLock<P>::release_node(Node* node, impl::ModeId mode, impl::TaskId 
     return;
   }
   Shard& s = *node->shard;
-  thread_local std::vector<impl::LockEntry> granted;
-  granted.clear();
-  SpinLockHolder hold(s.mu);
-  node->queue.release(scheme_, id, granted);
-  settle(node, granted);
+  Waiter* to_wake = nullptr;
+  {
+    SpinLockHolder hold(s.mu);
+    const auto released = node->queue.release_granting(scheme_, id);
+    settle(node, node->queue.last_granted(released.count), to_wake);
+  }
+  wake_all(to_wake);
 }
 
 template <typename P>
@@ -93,6 +97,8 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
   // plans while this acquire runs (a wait blocks the thread).
   thread_local impl::StepBuffer steps;
   impl::plan_into(scheme_, request, steps);
+  // Room for every hold before the first: recording a hold never throws.
+  if (steps.size() > Guard::kInline) guard.heap_.reserve(steps.size() - Guard::kInline);
   guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
   for (const auto& step : steps) {
     const bool on_root = step.lock.size() == 1;  // "/"
@@ -106,18 +112,29 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
     Node* node = nullptr;
     {
       SpinLockHolder hold(s.mu);
-      node = s.find_or_create(step.lock, hash, options_.max_idle_locks_per_shard);
-      if (on_root && !gate_->admits(step.mode)) close_gate(node);
-      if (node->queue.try_acquire(scheme_, guard.id_, step.mode)) {
-        guard.push(node, step.mode);
-        continue;
+      node = s.find_or_create(step.lock, hash, options_.max_idle_locks_per_shard);  // strong guarantee
+      try {
+        if (on_root && !gate_->admits(step.mode)) close_gate(node);  // strong guarantee
+        if (node->queue.try_acquire(scheme_, guard.id_, step.mode)) {
+          guard.push(node, step.mode);  // within the room reserved above
+          continue;
+        }
+        if (policy != WaitPolicy::kNever) {
+          node->sleepers.reserve(node->sleepers.size() + 1);  // before queueing: no waiter without a sleeper
+          node->queue.acquire(scheme_, guard.id_, step.mode);  // queues: try_acquire said so
+          node->sleepers.emplace_back(guard.id_, &waiting.emplace());
+        }
+      } catch (...) {
+        // Out of memory: nothing of this step is held or queued. Leave the
+        // entry as a release would (listed if idle, the gate reopened if we
+        // closed it); the guard's destructor rolls back the earlier steps.
+        Waiter* none = nullptr;
+        settle(node, {}, none);
+        throw;
       }
-      if (policy == WaitPolicy::kNever) {
-        thread_local std::vector<impl::LockEntry> none;
-        settle(node, none);  // reopens a gate we closed, lists the entry if idle
-      } else {
-        node->queue.acquire(scheme_, guard.id_, step.mode);  // queues: try_acquire said so
-        node->sleepers.emplace_back(guard.id_, &waiting.emplace());
+      if (!waiting) {
+        Waiter* none = nullptr;
+        settle(node, {}, none);  // reopens a gate we closed, lists the entry if idle
       }
     }
     if (!waiting) {
@@ -132,17 +149,22 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
       continue;
     }
     // Timed out or cancelled: withdraw, unless a grant won the race.
+    Waiter* to_wake = nullptr;
+    bool grant_won = false;
     {
-      thread_local std::vector<impl::LockEntry> granted;
-      granted.clear();
       SpinLockHolder hold(s.mu);
-      if (waiting->granted.load(std::memory_order_acquire)) {
-        node->queue.release(scheme_, guard.id_, granted);
-      } else {
-        node->queue.cancel(scheme_, guard.id_, granted);
-        std::erase_if(node->sleepers, [&](const auto& sl) { return sl.first == guard.id_; });
-      }
-      settle(node, granted);
+      grant_won = waiting->granted();
+      const auto withdrawn = grant_won ? node->queue.release_granting(scheme_, guard.id_)
+                                       : node->queue.cancel_granting(scheme_, guard.id_);
+      if (!grant_won) std::erase_if(node->sleepers, [&](const auto& sl) { return sl.first == guard.id_; });
+      settle(node, node->queue.last_granted(withdrawn.count), to_wake);
+    }
+    wake_all(to_wake);
+    if (grant_won) {
+      // The granting thread may not have woken us yet: wait until it is done
+      // with our waiter before it goes out of scope.
+      std::unique_lock<typename P::Mutex> sync(waiting->mu);
+      while (waiting->state.load(std::memory_order_acquire) != Waiter::State::kWoken) waiting->cv.wait(sync);
     }
     guard.release();
     guard.status_ = outcome;

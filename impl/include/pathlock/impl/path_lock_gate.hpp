@@ -6,6 +6,7 @@
 // not this.
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -70,6 +71,10 @@ bool BasicPathLock<P>::try_fast_root(impl::ModeId mode) {
 template <typename P>
 void BasicPathLock<P>::close_gate(Node* root) {
   if (gate_->modes == 0 || gate_->closed.load(std::memory_order_relaxed)) return;
+  // Room for every pseudo hold first: once the gate is closed, the fast
+  // holders must become pseudo holds, or a conflicting request would be
+  // granted beside them.
+  root->queue.reserve_holders(static_cast<std::size_t>(std::popcount(gate_->modes)));
   gate_->closed.store(true, std::memory_order_seq_cst);
   // The fast holders hold the root in gate modes, compatible with every
   // holder and waiter of the root entry (else the gate was closed) and with
@@ -87,20 +92,23 @@ void BasicPathLock<P>::close_gate(Node* root) {
 template <typename P>
 void BasicPathLock<P>::drain_gate() {
   Shard& s = shard_for(impl::path_hash("/"));
-  thread_local std::vector<impl::LockEntry> granted;
-  granted.clear();
-  SpinLockHolder hold(s.mu);
-  // The last fast holder of a mode to leave (by the seq_cst order of the
-  // counts and the gate) sees a zero sum here and releases its pseudo hold.
-  if (gate_->pseudo_held == 0) return;
-  Node* root = gate_->root;
-  for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
-    const impl::ModeId mode{m};
-    if (((gate_->pseudo_held >> m) & 1U) == 0 || gate_->fast_holders(mode) != 0) continue;
-    gate_->pseudo_held &= ~(1U << m);
-    root->queue.release(scheme_, pseudo_task(mode), granted);
+  Waiter* to_wake = nullptr;
+  {
+    SpinLockHolder hold(s.mu);
+    // The last fast holder of a mode to leave (by the seq_cst order of the
+    // counts and the gate) sees a zero sum here and releases its pseudo hold.
+    if (gate_->pseudo_held == 0) return;
+    Node* root = gate_->root;
+    for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
+      const impl::ModeId mode{m};
+      if (((gate_->pseudo_held >> m) & 1U) == 0 || gate_->fast_holders(mode) != 0) continue;
+      gate_->pseudo_held &= ~(1U << m);
+      const auto released = root->queue.release_granting(scheme_, pseudo_task(mode));
+      take_granted(root, root->queue.last_granted(released.count), to_wake);
+    }
+    settle(root, {}, to_wake);
   }
-  settle(root, granted);
+  wake_all(to_wake);
 }
 
 }  // namespace pathlock

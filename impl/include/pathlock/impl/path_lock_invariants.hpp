@@ -95,7 +95,7 @@ std::string BasicPathLock<P>::check_sleepers(const Node& node) const {
       return fmt::format("sleeper record {} is for task {}, but waiter {} is task {}", i, node.sleepers[i].first, i,
                          waiters[i].task);
     }
-    if (node.sleepers[i].second->granted.load(std::memory_order_acquire)) {
+    if (node.sleepers[i].second != nullptr && node.sleepers[i].second->granted()) {
       return fmt::format("task {} is still queued but its waiter was granted", waiters[i].task);
     }
   }

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -70,23 +71,28 @@ struct alignas(64) BasicPathLock<P>::Shard {
       if (found->idle) unlist_idle(found);
       return found;
     }
-    Node** bucket = &buckets[hash & (buckets.size() - 1)];
+    // Whatever can throw comes first (strong guarantee): a new node and its
+    // key, room in a reused node's key, a bigger bucket array.
     Node* n = nullptr;
     if (idle_head != nullptr && idle_count >= max_idle) {
       n = idle_head;
+      n->key.reserve(key.size());
       unlist_idle(n);
       unlink(n);
-      bucket = &buckets[hash & (buckets.size() - 1)];
     } else {
-      n = new Node;
-      n->shard = this;
+      auto fresh = std::make_unique<Node>();
+      fresh->key.reserve(key.size());
+      if (entries + 1 > buckets.size()) grow();
+      fresh->shard = this;
+      n = fresh.release();
     }
     n->key.assign(key);
     n->is_root = key == "/";
     n->hash = hash;
+    Node** bucket = &buckets[hash & (buckets.size() - 1)];
     n->next = *bucket;
     *bucket = n;
-    if (++entries > buckets.size()) grow();
+    ++entries;
     return n;
   }
 
@@ -121,6 +127,7 @@ struct alignas(64) BasicPathLock<P>::Shard {
     --entries;
   }
 
+  // Strong guarantee: the bigger array is made before anything moves.
   void grow() REQUIRES(mu) {
     std::vector<Node*> bigger(buckets.size() * 2, nullptr);
     for (Node* head : buckets) {

@@ -1,8 +1,11 @@
 #pragma once
 // BasicPathLock's waiting: a step that must wait spins briefly on its own
-// `granted` flag, then sleeps on its own condition variable; the releasing
-// thread grants it under the shard lock and wakes it (path_lock.hpp:
-// CONCURRENCY). A stop token's callback wakes it too. Part of the template's
+// state, then sleeps on its own condition variable. The releasing thread
+// grants it under the shard lock (state kGranted) and, once it has left the
+// shard lock, wakes it under the waiter's mutex (state kWoken): no blocking
+// call under a spin lock. A waiter returns only once it is kWoken and has
+// taken its mutex once, so the waker is done with it before it is
+// destroyed. A stop token's callback wakes it too. Part of the template's
 // definitions: include path_lock_definitions.hpp, not this.
 
 #include <algorithm>
@@ -11,6 +14,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "pathlock/impl/lock_queue.hpp"
@@ -27,10 +31,17 @@ struct BasicPathLock<P>::Waiter {
   static constexpr int kSpinPauses = 256;
   static constexpr int kSpinYields = 8;
 
+  enum class State : std::uint8_t {
+    kWaiting,
+    kGranted,  // set under the shard lock by the granting thread
+    kWoken,    // set under mu by the waking thread, its last touch of this waiter
+  };
   typename P::Mutex mu;
   typename P::CondVar cv;
-  Atomic<bool> granted{};  // stored (true) by the granting thread, under mu
-  bool cancelled = false;  // set by the stop callback, under mu
+  Atomic<State> state{};
+  bool cancelled = false;           // set by the stop callback, under mu
+  Waiter* next_to_wake = nullptr;   // a wake list, while kGranted
+  bool granted() const noexcept { return state.load(std::memory_order_acquire) != State::kWaiting; }
 };
 
 // Room for a Waiter on the stack, constructed only when a step must wait
@@ -55,17 +66,26 @@ class BasicPathLock<P>::WaiterSlot {
 };
 
 template <typename P>
-void BasicPathLock<P>::wake(Node* node, const std::vector<impl::LockEntry>& granted) {
+void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::LockEntry> granted, Waiter*& to_wake) noexcept {
   for (const auto& g : granted) {
     auto it = std::find_if(node->sleepers.begin(), node->sleepers.end(),
                            [&](const auto& s) { return s.first == g.task; });
-    if (it == node->sleepers.end()) continue;
+    if (it == node->sleepers.end()) continue;  // a pseudo holder of the root
     Waiter* w = it->second;
     node->sleepers.erase(it);
-    // Under the waiter's mutex: the waiter takes it once after it sees
-    // `granted`, so it cannot return and destroy itself before we are done.
+    w->state.store(Waiter::State::kGranted, std::memory_order_release);
+    w->next_to_wake = to_wake;
+    to_wake = w;
+  }
+}
+
+template <typename P>
+void BasicPathLock<P>::wake_all(Waiter* to_wake) noexcept {
+  while (to_wake != nullptr) {
+    Waiter* w = to_wake;
+    to_wake = w->next_to_wake;  // read first: once woken, w may be gone
     std::lock_guard<typename P::Mutex> hold(w->mu);
-    w->granted.store(true, std::memory_order_release);
+    w->state.store(Waiter::State::kWoken, std::memory_order_release);
     w->cv.notify_one();
   }
 }
@@ -75,8 +95,8 @@ AcquireStatus BasicPathLock<P>::wait_for_grant(Waiter& waiter, WaitPolicy policy
                                                typename Clock::time_point deadline, StopToken& stop) {
   // Spin first: on a short critical section the grant comes within microseconds.
   for (int i = 0; i < Waiter::kSpinPauses + Waiter::kSpinYields; ++i) {
-    if (waiter.granted.load(std::memory_order_acquire)) {
-      // Wait until the granting thread has let go of our mutex.
+    if (waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken) {
+      // Wait until the waking thread has let go of our mutex.
       std::lock_guard<typename P::Mutex> sync(waiter.mu);
       return AcquireStatus::kGranted;
     }
@@ -95,7 +115,8 @@ AcquireStatus BasicPathLock<P>::wait_for_grant(Waiter& waiter, WaitPolicy policy
   std::optional<typename P::template StopCallback<decltype(cancel)>> on_stop;
   if (stop.stop_possible()) on_stop.emplace(stop, cancel);
   std::unique_lock<typename P::Mutex> wait_lock(waiter.mu);
-  const auto done = [&] { return waiter.granted.load(std::memory_order_relaxed) || waiter.cancelled; };
+  const auto woken = [&] { return waiter.state.load(std::memory_order_relaxed) == Waiter::State::kWoken; };
+  const auto done = [&] { return woken() || waiter.cancelled; };
   while (!done()) {
     if (policy == WaitPolicy::kForever) {
       waiter.cv.wait(wait_lock);
@@ -103,7 +124,7 @@ AcquireStatus BasicPathLock<P>::wait_for_grant(Waiter& waiter, WaitPolicy policy
       break;
     }
   }
-  if (waiter.granted.load(std::memory_order_relaxed)) return AcquireStatus::kGranted;
+  if (woken()) return AcquireStatus::kGranted;
   return waiter.cancelled ? AcquireStatus::kCancelled : AcquireStatus::kTimedOut;
 }
 
