@@ -108,6 +108,7 @@ int run_check_lock(const CheckLockCliOptions& o) {
   for (const auto& scheme : schemes) {
     for (const auto& program : programs) {
       for (const auto& setting : settings) {
+        if (o.fail_fast && failed != 0) break;
         if (progress) {
           std::fprintf(stderr, "\rcase %zu of %zu: %s, %s\x1b[K", done + 1, total, program.name.c_str(),
                        sim::lockcheck::describe(setting).c_str());

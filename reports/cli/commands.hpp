@@ -179,6 +179,7 @@ struct CheckLockCliOptions {
   std::string allocation_failures = "on"; // on | off
   std::string schedule;                   // replay one run (one program, one setting)
   std::string json_out;
+  bool fail_fast = false;                 // stop at the first failing case
 };
 int run_check_lock(const CheckLockCliOptions& options);
 

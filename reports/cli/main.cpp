@@ -306,6 +306,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   check_lock_cmd->add_option("--schedule", check_lock.schedule, "Replay one run (as printed by a failure)");
   check_lock_cmd->add_option("--json", check_lock.json_out, "Also write the result as JSON to this file");
+  check_lock_cmd->add_flag("--fail-fast", check_lock.fail_fast, "Stop at the first failing case");
 
   pathlock::cli::PromelaCliOptions promela;
   auto* promela_cmd = app.add_subcommand(
