@@ -54,8 +54,9 @@ class BasicPathLock<P>::WaiterSlot {
   Waiter* waiter_ = nullptr;
 };
 
+// Inline: on every release, mostly with nothing to wake.
 template <typename P>
-void BasicPathLock<P>::wake(Node* node, const std::vector<impl::LockEntry>& granted) {
+inline void BasicPathLock<P>::wake(Node* node, const std::vector<impl::LockEntry>& granted) {
   for (const auto& g : granted) {
     auto it = std::find_if(node->sleepers.begin(), node->sleepers.end(),
                            [&](const auto& s) { return s.first == g.task; });
