@@ -128,5 +128,23 @@ TEST(PathLockFairness, AWriterIsNotBypassedByLaterReaders) {
   writer_is_not_bypassed<PathRwaJoined>();
 }
 
+// The header's NESTING case: FIFO makes a thread that holds read(/a/x) and
+// asks for read(/a/y) wait behind a writer of /a that waits for the first
+// read, so the second read never comes (here it times out instead).
+TEST(PathLockFairness, ANestedAcquireWaitsBehindAWriterQueuedBetweenItsRequests) {
+  PathLock lock(PathRwaJoined::scheme());
+  auto first = lock.read(P("/a/x"));
+  std::atomic<bool> writer_granted{false};
+  std::thread writer([&] { writer_granted = lock.acquire_for(model::write(P("/a")).request(), 60s).owns_lock(); });
+  ASSERT_TRUE(eventually([&] { return lock.waiting_acquisitions() == 1; })) << "the writer never queued";
+  EXPECT_EQ(lock.acquire_for(model::read(P("/a/y")).request(), 50ms).status(), AcquireStatus::kTimedOut)
+      << "the second read did not wait behind the queued writer";
+  EXPECT_FALSE(writer_granted.load());
+  first.release();
+  writer.join();
+  EXPECT_TRUE(writer_granted.load());
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
 }  // namespace
 }  // namespace pathlock

@@ -156,7 +156,8 @@ namespace impl {
 struct PathLockTestPeer;
 }  // namespace impl
 
-// P: a Platform (impl/platform.hpp). Use PathLock, below.
+// The lock, on a Platform P (impl/platform.hpp; PLATFORM above). Production
+// code uses PathLock, below.
 template <typename P>
 class BasicPathLock {
  public:
@@ -164,11 +165,6 @@ class BasicPathLock {
   using Clock = typename P::Clock;
   using StopToken = typename P::StopToken;
   class Guard;
-  struct Node;
-  struct Shard;
-  struct Waiter;
-  class WaiterSlot;
-  struct RootGate;
 
   // REQUIRES: `scheme` outlives the lock.
   explicit BasicPathLock(const impl::Scheme& scheme, PathLockOptions options = {});
@@ -217,6 +213,12 @@ class BasicPathLock {
 
  private:
   friend struct impl::PathLockTestPeer;
+  // Defined in impl/path_lock_table.hpp, _waiter.hpp and _gate.hpp.
+  struct Node;
+  struct Shard;
+  struct Waiter;
+  class WaiterSlot;
+  struct RootGate;
   template <typename T>
   using Atomic = typename P::template Atomic<T>;
   using SpinLockHolder = impl::Locked<typename P::SpinLock>;

@@ -93,8 +93,9 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
     blocked_status = AcquireStatus::kTimedOut;
     if (Clock::now() >= deadline) policy = WaitPolicy::kNever;
   }
-  // Per thread, so one plan per logical thread: nothing else on this thread
-  // plans while this acquire runs (a wait blocks the thread).
+  // Per thread: a thread runs one acquire at a time (it blocks inside it
+  // while it waits), so the buffer is never shared. The deterministic
+  // runtime runs each logical thread on an OS thread of its own.
   thread_local impl::StepBuffer steps;
   impl::plan_into(scheme_, request, steps);
   // Room for every hold before the first: recording a hold never throws.

@@ -65,8 +65,10 @@ class BasicPathLock<P>::WaiterSlot {
   Waiter* waiter_ = nullptr;
 };
 
+// Inline: on every release, mostly with nothing to wake.
 template <typename P>
-void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::LockEntry> granted, Waiter*& to_wake) noexcept {
+inline void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::LockEntry> granted,
+                                           Waiter*& to_wake) noexcept {
   for (const auto& g : granted) {
     auto it = std::find_if(node->sleepers.begin(), node->sleepers.end(),
                            [&](const auto& s) { return s.first == g.task; });
@@ -80,7 +82,7 @@ void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::LockEntry>
 }
 
 template <typename P>
-void BasicPathLock<P>::wake_all(Waiter* to_wake) noexcept {
+inline void BasicPathLock<P>::wake_all(Waiter* to_wake) noexcept {
   while (to_wake != nullptr) {
     Waiter* w = to_wake;
     to_wake = w->next_to_wake;  // read first: once woken, w may be gone

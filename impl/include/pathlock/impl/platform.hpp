@@ -35,6 +35,13 @@
 //   P::next_task_id()                  an id never returned before to any
 //                                      thread of this process (>= 2^16).
 //
+// The lock on a platform is BasicPathLock<P> (pathlock/path_lock.hpp); one
+// translation unit instantiates it with
+//   #include "pathlock/impl/path_lock_definitions.hpp"
+//   template class pathlock::BasicPathLock<P>;
+// and the lock's thread_local scratch buffers assume one OS thread per
+// logical thread (a thread blocks inside an acquire while it waits).
+//
 // Allocation is not part of the interface: the harness injects allocation
 // failures by replacing operator new in its own binaries, so every
 // allocation the lock makes (its own and the standard library's on its
