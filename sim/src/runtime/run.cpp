@@ -72,6 +72,7 @@ ExploreResult explore(const std::function<Program()>& make, Strategy& strategy, 
     const std::string description = strategy.describe_run();
     strategy.end_run();
     ++result.runs;
+    if (options.on_run) options.on_run(run);
     if (run.outcome == RunOutcome::kFinished) continue;
     result.outcome = is_failure(run.outcome) ? ExploreOutcome::kFailureFound : ExploreOutcome::kInconclusive;
     result.first_bad_run = std::move(run);

@@ -12,7 +12,7 @@ namespace {
 constexpr std::uint32_t kOutsideRun = kNoThread - 1;
 }  // namespace
 
-void lock(LockState& state, const std::source_location& where) {
+void lock(LockState& state, const Where& where) {
   Executor* executor = active_executor();
   if (executor == nullptr) {
     if (state.owner != kNoThread) std::terminate();  // would block forever outside a run
@@ -25,7 +25,7 @@ void lock(LockState& state, const std::source_location& where) {
   wrote(*executor);
 }
 
-void unlock(LockState& state, const std::source_location& where) {
+void unlock(LockState& state, const Where& where) {
   if (Executor* executor = active_executor()) {
     step(*executor, Operation{.what = "unlock", .where = where});
     state.owner = kNoThread;
@@ -41,7 +41,7 @@ bool held_by_caller(const LockState& state) noexcept {
 }
 
 std::cv_status wait(CondVarState& cv, LockState& mutex, const std::chrono::nanoseconds* deadline,
-                    const std::source_location& where) {
+                    const Where& where) {
   Executor* executor = active_executor();
   if (executor == nullptr) {
     // Nobody could notify: outside a run only an expired wait makes sense.
@@ -72,7 +72,7 @@ std::cv_status wait(CondVarState& cv, LockState& mutex, const std::chrono::nanos
   return by_deadline ? std::cv_status::timeout : std::cv_status::no_timeout;
 }
 
-void notify(CondVarState& cv, NotifyMode mode, const std::source_location& where) {
+void notify(CondVarState& cv, NotifyMode mode, const Where& where) {
   Executor* executor = active_executor();
   if (executor == nullptr) return;  // outside a run nobody waits
   step(*executor, Operation{.what = mode == NotifyMode::kOne ? "notify_one" : "notify_all", .where = where});

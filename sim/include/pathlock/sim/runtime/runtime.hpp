@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <source_location>
+#include "pathlock/sim/runtime/where.hpp"
 #include <string>
 #include <vector>
 
@@ -62,7 +62,7 @@ struct RunOptions {
 struct TraceStep {
   std::uint32_t thread = 0;
   const char* operation = "";
-  std::source_location where{};
+  Where where{};
 };
 
 struct RunResult {
@@ -91,6 +91,7 @@ std::string_view outcome_name(ExploreOutcome outcome) noexcept;
 struct ExploreOptions {
   RunOptions run;
   std::size_t max_runs = 100000;
+  std::function<void(const RunResult&)> on_run;  // optional: sees every run (statistics)
 };
 
 struct ExploreResult {
@@ -110,11 +111,11 @@ namespace detail {
 // have to wait, the condition that lets it step (*wait_word == wait_value).
 struct Operation {
   const char* what = "";
-  std::source_location where{};
+  Where where{};
   const std::uint32_t* wait_word = nullptr;
   std::uint32_t wait_value = 0;
   const char* waits_on = "";             // what it waits for, for a deadlock report
-  std::source_location waits_on_where{};  // where that object was declared
+  Where waits_on_where{};  // where that object was declared
   std::optional<std::chrono::nanoseconds> deadline{};  // a timed wait's, virtual time
   bool yields = false;                   // pause()/yield(): switching away is free
 };
