@@ -260,6 +260,7 @@ Program recording(Rollback rollback) {
 }
 
 TEST(RuntimeAllocation, AFailureThatLeaksAHoldIsFound) {
+  if (!allocation_injection_linked()) GTEST_SKIP() << "this build cannot replace operator new (a sanitizer's runtime does)";
   const ExploreResult r = dfs([] { return recording(Rollback::kLeakTheHold); }, 0);
   ASSERT_EQ(r.outcome, ExploreOutcome::kFailureFound);
   EXPECT_EQ(r.first_bad_run->outcome, RunOutcome::kPropertyViolated);
@@ -272,6 +273,7 @@ TEST(RuntimeAllocation, AFailureThatLeaksAHoldIsFound) {
 }
 
 TEST(RuntimeAllocation, TheRollbackPassesAndEveryAllocationIsTriedAsAFailure) {
+  if (!allocation_injection_linked()) GTEST_SKIP() << "this build cannot replace operator new (a sanitizer's runtime does)";
   // Without preemptions the two threads run one after the other, each
   // allocating once (the list grows from capacity 0 to 1, then 1 to 2): with
   // one failure per run the schedules are none fails, the first fails, the
