@@ -127,6 +127,10 @@ TEST(RuntimeLocks, LostWakeupIsFoundAsADeadlockNamingTheConditionVariable) {
   EXPECT_EQ(run.outcome, RunOutcome::kDeadlock);
   EXPECT_NE(run.detail.find("waits for the condition variable declared at"), std::string::npos) << run.detail;
   EXPECT_NE(run.detail.find("runtime_locks_test.cpp"), std::string::npos) << run.detail;
+  // The trace names the lock a step takes even when std::unique_lock takes it.
+  const std::string trace = format_trace(run);
+  EXPECT_NE(trace.find(": lock at "), std::string::npos) << trace;
+  EXPECT_NE(trace.find(" on the mutex declared at "), std::string::npos) << trace;
   EXPECT_EQ(run.preemptions, 2u);
   // None has fewer: bound 1 passes, and iterative bounding finds it at 2.
   const auto lost = [] { return contend(2, std::make_shared<SleepingMutex<P>>(Wakeup::kLostWakeupRace)); };

@@ -210,7 +210,7 @@ void Executor::schedule(std::uint32_t from, Lock& lock) {
     wrote();
     what = "wait ends at its deadline";
   }
-  result_.trace.push_back({choice.thread, what, next.pending.where});
+  result_.trace.push_back({choice.thread, what, next.pending.where, next.pending.object, next.pending.object_declared});
   current_ = choice.thread;
   if (current_ != from) next.baton.notify_one();
 }
@@ -242,7 +242,7 @@ bool Executor::allocation_fails() {
   }
   if (options[index].kind != ChoiceKind::kFailAllocation) return false;
   --allocation_failures_left_;
-  result_.trace.push_back({me, "allocation fails (std::bad_alloc)", Where{}});
+  result_.trace.push_back({me, "allocation fails (std::bad_alloc)", Where{}, "", Where{}});
   return true;
 }
 
@@ -261,7 +261,7 @@ std::string Executor::describe_waits() const {
     if (t.status == ThreadStatus::kFinished) continue;
     text += " thread " + std::to_string(i) + " at " + t.pending.what + " (" + where_text(t.pending.where) + ")";
     if (!can_step(t)) {
-      text += " waits for the " + std::string(t.pending.waits_on) + " declared at " + where_text(t.pending.waits_on_where);
+      text += " waits for the " + std::string(t.pending.object) + " declared at " + where_text(t.pending.object_declared);
     }
     text += ";";
   }

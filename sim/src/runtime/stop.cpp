@@ -71,8 +71,8 @@ void unregister_callback(StopState& state, StopCallbackNode& node, const Where& 
   if (node.running == 1 && node.running_thread != caller()) {
     if (Executor* executor = active_executor()) {
       step(*executor, Operation{.what = "unregister stop callback: wait for it", .where = where,
-                                .wait_word = &node.running, .wait_value = 0, .waits_on = "running stop callback",
-                                .waits_on_where = where});
+                                .wait_word = &node.running, .wait_value = 0, .object = "running stop callback",
+                                .object_declared = where});
     }
   }
 }

@@ -20,14 +20,14 @@ void lock(LockState& state, const Where& where) {
     return;
   }
   step(*executor, Operation{.what = "lock", .where = where, .wait_word = &state.owner, .wait_value = kNoThread,
-                            .waits_on = state.kind, .waits_on_where = state.declared});
+                            .object = state.kind, .object_declared = state.declared});
   state.owner = thread_index(*executor);
   wrote(*executor);
 }
 
 void unlock(LockState& state, const Where& where) {
   if (Executor* executor = active_executor()) {
-    step(*executor, Operation{.what = "unlock", .where = where});
+    step(*executor, Operation{.what = "unlock", .where = where, .object = state.kind, .object_declared = state.declared});
     state.owner = kNoThread;
     wrote(*executor);
     return;
@@ -48,14 +48,15 @@ std::cv_status wait(CondVarState& cv, LockState& mutex, const std::chrono::nanos
     if (deadline == nullptr) std::terminate();
     return std::cv_status::timeout;
   }
-  step(*executor, Operation{.what = "wait: release the mutex", .where = where});
+  step(*executor, Operation{.what = "wait: release the mutex", .where = where, .object = "condition variable",
+                            .object_declared = cv.declared});
   const std::uint32_t me = thread_index(*executor);
   mutex.owner = kNoThread;
   std::uint32_t* wake = arm_wake(*executor);
   cv.waiters[cv.count++] = me;
   wrote(*executor);
   Operation sleep{.what = "wait: woken", .where = where, .wait_word = wake, .wait_value = 1,
-                  .waits_on = "condition variable", .waits_on_where = cv.declared};
+                  .object = "condition variable", .object_declared = cv.declared};
   if (deadline != nullptr) sleep.deadline = *deadline;
   step(*executor, sleep);
   const bool by_deadline = timed_out(*executor);
@@ -75,7 +76,8 @@ std::cv_status wait(CondVarState& cv, LockState& mutex, const std::chrono::nanos
 void notify(CondVarState& cv, NotifyMode mode, const Where& where) {
   Executor* executor = active_executor();
   if (executor == nullptr) return;  // outside a run nobody waits
-  step(*executor, Operation{.what = mode == NotifyMode::kOne ? "notify_one" : "notify_all", .where = where});
+  step(*executor, Operation{.what = mode == NotifyMode::kOne ? "notify_one" : "notify_all", .where = where,
+                            .object = "condition variable", .object_declared = cv.declared});
   const std::uint32_t woken = mode == NotifyMode::kOne ? std::min<std::uint32_t>(cv.count, 1) : cv.count;
   for (std::uint32_t i = 0; i < woken; ++i) *wake_word(*executor, cv.waiters[i]) = 1;
   std::copy(cv.waiters.begin() + woken, cv.waiters.begin() + cv.count, cv.waiters.begin());

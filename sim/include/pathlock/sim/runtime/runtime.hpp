@@ -63,6 +63,8 @@ struct TraceStep {
   std::uint32_t thread = 0;
   const char* operation = "";
   Where where{};
+  const char* object = "";  // the lock or condition variable, if any
+  Where object_declared{};
 };
 
 struct RunResult {
@@ -73,7 +75,10 @@ struct RunResult {
   std::size_t preemptions = 0;
 };
 
-// The steps of a run as lines "step N: thread T: OPERATION at FILE:LINE".
+// The steps of a run as lines "step N: thread T: OPERATION at FILE:LINE",
+// with " on the OBJECT declared at FILE:LINE" for a lock or condition
+// variable (taken through std::unique_lock, the call's own line is in the
+// standard library's header).
 std::string format_trace(const RunResult& result);
 
 // One run of `program` with choices from `strategy` (begin_run must have
@@ -114,8 +119,8 @@ struct Operation {
   Where where{};
   const std::uint32_t* wait_word = nullptr;
   std::uint32_t wait_value = 0;
-  const char* waits_on = "";             // what it waits for, for a deadlock report
-  Where waits_on_where{};  // where that object was declared
+  const char* object = "";  // the lock or condition variable it is on, if any
+  Where object_declared{};   // where that object was declared
   std::optional<std::chrono::nanoseconds> deadline{};  // a timed wait's, virtual time
   bool yields = false;                   // pause()/yield(): switching away is free
 };
