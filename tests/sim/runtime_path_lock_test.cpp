@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "pathlock/sim/runtime/strategies/dfs_strategy.hpp"
+#include "pathlock/sim/runtime/strategies/pct_strategy.hpp"
+#include "pathlock/sim/runtime/strategies/random_strategy.hpp"
+#include "pathlock/sim/runtime/strategies/replay_strategy.hpp"
 #include "sim/runtime_path_lock_harness.hpp"
 
 namespace pathlock::sim::runtime::testing {
@@ -55,6 +58,36 @@ TEST(RuntimePathLock, TwoWritesAndAReaderWithinOnePreemption) {
   expect_passes_and_waits(search("write /a, write /a/b, read /a/b", [] {
     return calls({acquire(write("/a")), acquire(write("/a/b")), acquire(read("/a/b"))});
   }, 1));
+}
+
+// Random and PCT runs of the lock pass too, and any run of the lock replays
+// step for step from its schedule (the lock is deterministic under the
+// runtime: its thread_local buffers are per logical thread, its ids come
+// from the platform).
+TEST(RuntimePathLock, SeededRunsPassAndReplayStepForStep) {
+  const auto make = [] { return calls({acquire(write("/a")), acquire(write("/a/b")), acquire(read("/a/b"))}); };
+  std::vector<RunResult> runs;
+  ExploreOptions options;
+  options.max_runs = 100;
+  options.on_run = [&](const RunResult& run) {
+    if (runs.size() < 3) runs.push_back(run);
+  };
+  RandomStrategy random(7);
+  EXPECT_EQ(explore(make, random, options).outcome, ExploreOutcome::kRunLimitHit);
+  PctStrategy pct(7, 3, 200);
+  EXPECT_EQ(explore(make, pct, options).outcome, ExploreOutcome::kRunLimitHit);
+  ASSERT_EQ(runs.size(), 3u);
+  for (const RunResult& run : runs) {
+    ReplayStrategy replay(run.schedule);
+    ASSERT_EQ(replay.begin_run(3), RunStart::kStarted);
+    const RunResult again = run_program(make(), replay, {});
+    EXPECT_EQ(again.outcome, RunOutcome::kFinished);
+    ASSERT_EQ(again.trace.size(), run.trace.size());
+    for (std::size_t i = 0; i < run.trace.size(); ++i) {
+      EXPECT_EQ(again.trace[i].thread, run.trace[i].thread) << "step " << i;
+      EXPECT_EQ(again.trace[i].where.line(), run.trace[i].where.line()) << "step " << i;
+    }
+  }
 }
 
 // The same check on the same program catches a call that does not lock.
