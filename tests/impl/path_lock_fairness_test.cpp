@@ -55,6 +55,7 @@ void later_reader_queues_behind_a_waiting_writer() {
   const bool reader_queued = eventually([&] { return lock.waiting_acquisitions() == 2; });
   EXPECT_TRUE(reader_queued) << "the later reader did not queue behind the waiting writer";
   EXPECT_EQ(reader_rank.load(), 0) << "the later reader was granted while the writer waited";
+  EXPECT_EQ(lock.check_invariants(), "");  // two sleeper records, in queue order
   first.release();
   writer.join();
   reader.join();

@@ -34,6 +34,8 @@ template <typename S>
 class PathLockConformance : public ::testing::Test {
  protected:
   PathLockConformance() : lock_(S::scheme(), PathLockOptions{.shards = 8}) {}
+  // Every test leaves the lock quiescent and consistent.
+  void TearDown() override { EXPECT_EQ(lock_.check_invariants(), ""); }
   PathLock lock_;
 };
 using AllSchemes = ::testing::Types<GlobalMutex, GlobalRw, PathRw, PathRwa, PathRwaJoined>;
@@ -166,6 +168,7 @@ TYPED_TEST(PathLockConformance, AWaitingAcquireCanBeCancelled) {
     });
     ASSERT_TRUE(eventually([&] { return this->lock_.waiting_acquisitions() == 1; }))
         << "the acquire never queued behind the holder: the test would not reach its case";
+    EXPECT_EQ(this->lock_.check_invariants(), "");  // with one sleeper record for the queued acquire
     EXPECT_EQ(status.load(), kWaiting);
     stop.request_stop();
     if (!eventually([&] { return status.load() != kWaiting; })) {
@@ -247,6 +250,7 @@ void stress(const std::vector<model::Operation>& ops, int threads, int iteration
   EXPECT_GT(granted.load(), 0);
   EXPECT_EQ(lock.active_locks(), 0u);
   EXPECT_LE(lock.idle_locks(), 4u * 2u);  // the free-node cache stays bounded
+  EXPECT_EQ(lock.check_invariants(), "");
 }
 
 std::vector<model::Operation> stress_ops(bool multi_path) {
@@ -340,6 +344,7 @@ TEST(PathLockEviction, EntriesComeAndGoUnderChurn) {
   EXPECT_GT(granted.load(), 0);
   EXPECT_EQ(lock.active_locks(), 0u);
   EXPECT_EQ(lock.idle_locks(), 0u);
+  EXPECT_EQ(lock.check_invariants(), "");
 }
 
 }  // namespace

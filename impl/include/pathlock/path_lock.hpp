@@ -207,6 +207,12 @@ class BasicPathLock {
   // cancelled, over all shards (a snapshot, for monitoring and for tests
   // that must know a waiter is queued before they act).
   std::size_t waiting_acquisitions() const;
+  // Empty if the lock's invariants hold (INVARIANTS and ROOT GATE above, and
+  // every lock's queue's); otherwise the first broken one, named. Takes each
+  // shard's lock in turn. REQUIRES: every thread is outside this lock's
+  // calls, or inside one only waiting for a grant (so the root gate's
+  // counters are not changing under the check).
+  std::string check_invariants() const;
 
  private:
   friend struct impl::PathLockTestPeer;
@@ -219,6 +225,7 @@ class BasicPathLock {
   // The task id under which the root gate's fast holders in `mode` hold the
   // root entry while the gate is closed; acquisitions have ids >= 2^16.
   static constexpr impl::TaskId pseudo_task(impl::ModeId mode) noexcept { return mode.index; }
+  static constexpr impl::TaskId kFirstTaskId = impl::TaskId{1} << 16;  // P::next_task_id()'s least
 
   // node == nullptr: a fast hold of the root, in `mode`.
   void release_node(Node* node, impl::ModeId mode, impl::TaskId id);
@@ -237,6 +244,10 @@ class BasicPathLock {
   static void wake(Node* node, const std::vector<impl::LockEntry>& granted);
   template <typename F>
   std::size_t sum_over_shards(F count) const;
+  // Parts of check_invariants(). check_shard: REQUIRES shards_[index].mu held.
+  std::string check_shard(std::size_t index) const;
+  std::string check_sleepers(const Node& node) const;
+  std::string check_gate() const;
   Shard& shard_for(std::uint64_t hash) const noexcept;
 
   const impl::Scheme& scheme_;

@@ -1,0 +1,163 @@
+// PathLock::check_invariants(): empty on every state the lock reaches (the
+// root gate closed with pseudo holders, a waiter queued behind them, the gate
+// reopened), and naming the broken invariant when a test corrupts the
+// table, a sleeper record or the gate's counters through PathLockTestPeer.
+// The other PathLock tests call it after stress runs and in their fixture.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "pathlock/impl/path_lock_definitions.hpp"
+#include "pathlock/path_lock.hpp"
+#include "support/path_lock_support.hpp"
+
+namespace pathlock::impl {
+
+// The test-only door into a PathLock's internals (a friend of the lock).
+struct PathLockTestPeer {
+  using Lock = PathLock;
+
+  static void add_to_idle_count(Lock& lock, std::string_view path, long delta) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    shard.idle_count = static_cast<std::size_t>(static_cast<long>(shard.idle_count) + delta);
+  }
+  // A sleeper record for a task that waits nowhere (push), or its removal (pop).
+  enum class Record { kPush, kPop };
+  static void phantom_sleeper(Lock& lock, std::string_view path, Record record) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    auto& sleepers = shard.find(path, path_hash(path))->sleepers;
+    if (record == Record::kPush) {
+      sleepers.emplace_back(Lock::kFirstTaskId + 12345, nullptr);
+    } else {
+      sleepers.pop_back();
+    }
+  }
+  static void flip_idle_flag(Lock& lock, std::string_view path) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    Lock::Node* node = shard.find(path, path_hash(path));
+    node->idle = !node->idle;
+  }
+  static std::atomic<std::int64_t>& fast_count(Lock& lock, ModeId mode) {
+    return lock.gate_->stripes[0].holders[mode.index];
+  }
+  static bool gate_closed(const Lock& lock) { return lock.gate_->closed.load(); }
+  static std::uint32_t gate_modes(const Lock& lock) { return lock.gate_->modes; }
+  static std::uint32_t pseudo_held(Lock& lock) {
+    auto& shard = lock.shard_for(path_hash("/"));
+    Lock::SpinLockHolder hold(shard.mu);
+    return lock.gate_->pseudo_held;
+  }
+};
+
+}  // namespace pathlock::impl
+
+namespace pathlock {
+namespace {
+
+using namespace std::chrono_literals;
+using impl::PathLockTestPeer;
+using model::Path;
+using testing_support::eventually;
+
+Path P(std::string_view s) { return Path::parse(s); }
+
+// A reader of /a holds the root through the gate; a try and then a waiting
+// writer of / close it, so the reader's hold becomes a pseudo holder that the
+// writer queues behind; the reader leaves, the writer runs, the gate reopens.
+// The invariants hold at every one of these points.
+void gate_round_trip(const impl::Scheme& scheme) {
+  SCOPED_TRACE(scheme.name());
+  PathLock lock(scheme, PathLockOptions{.shards = 2});
+  const bool has_gate = PathLockTestPeer::gate_modes(lock) != 0;
+  auto reader = lock.read(P("/a"));
+  EXPECT_EQ(lock.check_invariants(), "");
+  const auto write_root = model::write(P("/")).request();
+  EXPECT_EQ(lock.try_acquire(write_root).status(), AcquireStatus::kWouldBlock);
+  EXPECT_EQ(PathLockTestPeer::gate_closed(lock), has_gate);
+  EXPECT_EQ(PathLockTestPeer::pseudo_held(lock) != 0, has_gate) << "the reader's fast hold became a pseudo hold";
+  EXPECT_EQ(lock.check_invariants(), "");
+  std::atomic<bool> writer_granted{false};
+  std::thread writer([&] { writer_granted = lock.acquire(write_root).owns_lock(); });
+  ASSERT_TRUE(eventually([&] { return lock.waiting_acquisitions() == 1; })) << "the writer never queued";
+  EXPECT_EQ(lock.check_invariants(), "");
+  reader.release();
+  writer.join();
+  EXPECT_TRUE(writer_granted.load());
+  EXPECT_FALSE(PathLockTestPeer::gate_closed(lock)) << "the gate did not reopen";
+  EXPECT_EQ(PathLockTestPeer::pseudo_held(lock), 0u);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+TEST(PathLockInvariants, HoldThroughTheRootGatesRoundTrip) {
+  gate_round_trip(impl::path_rwa_joined_scheme());
+  gate_round_trip(impl::global_rw_scheme());
+  gate_round_trip(impl::path_rw_scheme());
+  gate_round_trip(impl::global_mutex_scheme());  // no gate: the root is an ordinary entry
+}
+
+// Each corruption is undone before the lock is destroyed.
+class PathLockCorrupted : public ::testing::Test {
+ protected:
+  PathLockCorrupted() : lock_(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 1}) {}
+  const impl::ModeId read_ancestor_ = impl::path_rwa_joined_scheme().mode_for(impl::Role::kReadAncestor);
+  PathLock lock_;
+};
+
+TEST_F(PathLockCorrupted, AnIdleCountThatDisagreesWithTheIdleList) {
+  lock_.write(P("/a/b")).release();
+  ASSERT_EQ(lock_.check_invariants(), "");
+  PathLockTestPeer::add_to_idle_count(lock_, "/a", 1);
+  EXPECT_NE(lock_.check_invariants().find("idle_count is 3, the idle list holds 2"), std::string::npos)
+      << lock_.check_invariants();
+  PathLockTestPeer::add_to_idle_count(lock_, "/a", -1);
+  EXPECT_EQ(lock_.check_invariants(), "");
+}
+
+TEST_F(PathLockCorrupted, AnEntryInUseFlaggedIdle) {
+  auto guard = lock_.write(P("/a"));
+  PathLockTestPeer::flip_idle_flag(lock_, "/a");
+  EXPECT_NE(lock_.check_invariants().find("entry /a is in the idle list but its queue is in use"), std::string::npos)
+      << lock_.check_invariants();
+  PathLockTestPeer::flip_idle_flag(lock_, "/a");
+  EXPECT_EQ(lock_.check_invariants(), "");
+}
+
+TEST_F(PathLockCorrupted, ASleeperRecordWithoutAWaitingAcquisition) {
+  auto guard = lock_.write(P("/a"));
+  PathLockTestPeer::phantom_sleeper(lock_, "/a", PathLockTestPeer::Record::kPush);
+  EXPECT_NE(lock_.check_invariants().find("entry /a: 1 sleeper records for 0 waiting acquisitions"),
+            std::string::npos)
+      << lock_.check_invariants();
+  PathLockTestPeer::phantom_sleeper(lock_, "/a", PathLockTestPeer::Record::kPop);
+  EXPECT_EQ(lock_.check_invariants(), "");
+}
+
+TEST_F(PathLockCorrupted, AFastHolderTheClosedGateDoesNotKnow) {
+  auto guard = lock_.write(P("/"));  // closes the gate; no fast holders
+  ASSERT_EQ(lock_.check_invariants(), "");
+  auto& count = PathLockTestPeer::fast_count(lock_, read_ancestor_);
+  count.fetch_add(1);
+  EXPECT_NE(lock_.check_invariants().find("closed with 1 fast holders of RA, but no pseudo task"), std::string::npos)
+      << lock_.check_invariants();
+  count.fetch_sub(1);
+  EXPECT_EQ(lock_.check_invariants(), "");
+}
+
+TEST_F(PathLockCorrupted, ANegativeSumOfFastHolders) {
+  auto& count = PathLockTestPeer::fast_count(lock_, read_ancestor_);
+  count.fetch_sub(1);
+  EXPECT_NE(lock_.check_invariants().find("-1 fast holders of RA"), std::string::npos) << lock_.check_invariants();
+  count.fetch_add(1);
+  EXPECT_EQ(lock_.check_invariants(), "");
+}
+
+}  // namespace
+}  // namespace pathlock
