@@ -2,7 +2,8 @@
 // A harness for running the lock that ships on the deterministic runtime:
 // each thread makes one call into the lock; between steps no two
 // conflicting requests may be granted at once (judged by the model); at the
-// end no lock entry may be active and no acquisition waiting.
+// end no lock entry may be active, no acquisition waiting, and the lock's
+// own invariants (check_invariants) must hold.
 
 #include <algorithm>
 #include <chrono>
@@ -123,6 +124,7 @@ inline Program calls(std::vector<Call> list, const CallsOptions& options = {}) {
     if (const std::size_t waiting = shared->lock.waiting_acquisitions(); waiting != 0) {
       return std::to_string(waiting) + " acquisitions still waiting after every call returned";
     }
+    if (std::string broken = shared->lock.check_invariants(); !broken.empty()) return broken;
     return std::nullopt;
   };
   return program;

@@ -64,7 +64,9 @@ TEST(RuntimePathLockRaces, TryRollsBackWhileAnotherWaitsForWhatItTook) {
 // exception leaves the entry linked, not idle, never settled, and
 // active_locks() stays 1 after every guard is gone. (The same window holds
 // for queue.acquire then sleepers.emplace_back: a task queued with no
-// sleeper.) When the lock is fixed this test must expect kAllPassed.
+// sleeper.) The lock's own check_invariants() agrees: "entry /a/b is not
+// in the idle list but its queue is idle". When the lock is fixed this test
+// must expect kAllPassed.
 TEST(RuntimePathLockRaces, AllocationFailureAfterTakingAnEntryLeavesItActive) {
   if (!allocation_injection_linked()) GTEST_SKIP() << "this build cannot replace operator new (a sanitizer's runtime does)";
   const auto make = [] {
