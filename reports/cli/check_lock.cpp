@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/lockcheck/check_lock.hpp"
+#include "pathlock/sim/runtime/allocation.hpp"
 
 namespace pathlock::cli {
 namespace {
@@ -90,6 +91,12 @@ int run_check_lock(const CheckLockCliOptions& o) {
   options.max_steps = o.max_steps;
   options.allocation_failures = o.allocation_failures == "on" ? sim::lockcheck::AllocationFailures::kOnePerRun
                                                                : sim::lockcheck::AllocationFailures::kOff;
+  if (options.allocation_failures == sim::lockcheck::AllocationFailures::kOnePerRun &&
+      !sim::runtime::allocation_injection_linked()) {
+    throw InputError(InputProblem::kBadParameter,
+                     "--allocation-failures on: this build of pathlock cannot inject allocation failures (a sanitizer "
+                     "build, whose runtime owns operator new); pass --allocation-failures off");
+  }
   if (!o.schedule.empty() && (programs.size() != 1 || settings.size() != 1 || schemes.size() != 1)) {
     throw InputError(InputProblem::kBadParameter,
                      "--schedule replays one run: name one --program, one scheme, and one value each for "

@@ -13,6 +13,7 @@
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/lockcheck/check_lock.hpp"
+#include "pathlock/sim/runtime/allocation.hpp"
 
 namespace pathlock::sim::lockcheck {
 namespace {
@@ -35,6 +36,7 @@ void expect_case_passes(const CaseResult& r) {
 class BuiltinProgram : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BuiltinProgram, PassesWithAnAllocationFailureAtEveryPoint) {
+  if (!runtime::allocation_injection_linked()) GTEST_SKIP() << "no allocation-failure injection in sanitizer builds";
   const LockProgram program = find_program(GetParam(), {});
   for (const LockSetting setting : {LockSetting{RootGateSetting::kOn, 1, 1}, LockSetting{RootGateSetting::kOff, 2, 0}}) {
     expect_case_passes(check_case(impl::path_rwa_joined_scheme(), program, setting,

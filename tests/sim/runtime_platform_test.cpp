@@ -116,7 +116,7 @@ TEST(RuntimeStop, CallbackRunsAtMostOnceAndItsDestructorWaitsForIt) {
     program.threads.emplace_back([s, ran_on] {
       std::size_t on = 9;
       {
-        P::StopCallback callback(s->source.get_token(), [s, &on] {
+        StopCallback callback(s->source.get_token(), [s, &on] {
           s->callback_running = 1;
           s->callbacks_run.fetch_add(1);
           on = P::thread_slot();

@@ -8,11 +8,11 @@
 
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/explorer.hpp"
-#include "pathlock/sim/lockcheck/deterministic_path_lock.hpp"
 #include "pathlock/sim/lockcheck/ledger.hpp"
 #include "pathlock/sim/planner.hpp"
 #include "pathlock/sim/rng.hpp"
 #include "pathlock/sim/runtime/allocation.hpp"
+#include "pathlock/sim/runtime/path_lock.hpp"
 #include "pathlock/sim/runtime/runtime.hpp"
 #include "pathlock/sim/runtime/strategies/iterative_dfs_strategy.hpp"
 #include "pathlock/sim/runtime/strategies/pct_strategy.hpp"
@@ -22,7 +22,7 @@
 namespace pathlock::sim::lockcheck {
 namespace {
 
-using Lock = DeterministicPathLock;
+using Lock = runtime::DeterministicPathLock;
 using runtime::VirtualClock;
 
 // The virtual time a timed call waits before its deadline can pass.
@@ -226,13 +226,13 @@ CaseResult check_case(const impl::Scheme& scheme, const LockProgram& program, co
   const auto make = [&] { return make_program(scheme, program, setting, options.allocation_failures); };
 
   runtime::IterativeDfsStrategy bounded(options.preemptions);
-  const auto exhaustive = runtime::explore(make, bounded, {.run = run_options(options), .max_runs = options.max_runs});
+  const auto exhaustive = runtime::explore(make, bounded, {.run = run_options(options), .max_runs = options.max_runs, .on_run = {}});
   result.bounded_runs = exhaustive.runs;
   result.bounded_complete = exhaustive.outcome == runtime::ExploreOutcome::kAllPassed;
   if (fold(result, exhaustive)) return result;
 
   runtime::PctStrategy pct(case_seed(options.seed, program, setting), options.pct_depth, 200);
-  const auto sampled = runtime::explore(make, pct, {.run = run_options(options), .max_runs = options.pct_runs});
+  const auto sampled = runtime::explore(make, pct, {.run = run_options(options), .max_runs = options.pct_runs, .on_run = {}});
   result.pct_runs = sampled.runs;
   if (fold(result, sampled)) return result;
   if (!result.bounded_complete) {

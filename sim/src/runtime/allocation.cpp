@@ -8,7 +8,18 @@ namespace pathlock::sim::runtime {
 AllocationFailureScope::AllocationFailureScope() noexcept { ++detail::context().injection_depth; }
 AllocationFailureScope::~AllocationFailureScope() { --detail::context().injection_depth; }
 
+namespace {
+bool& injection_linked() noexcept {
+  static bool linked = false;
+  return linked;
+}
+}  // namespace
+
+bool allocation_injection_linked() noexcept { return injection_linked(); }
+
 namespace detail {
+
+bool mark_allocation_injection_linked() noexcept { return injection_linked() = true; }
 
 bool allocation_should_fail() {
   const Context& c = context();

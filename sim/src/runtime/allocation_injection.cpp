@@ -8,6 +8,8 @@
 
 namespace {
 
+[[maybe_unused]] const bool linked = pathlock::sim::runtime::detail::mark_allocation_injection_linked();
+
 void* allocate(std::size_t size) {
   if (pathlock::sim::runtime::detail::allocation_should_fail()) throw std::bad_alloc();
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;

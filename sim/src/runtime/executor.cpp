@@ -40,7 +40,7 @@ bool timed_out(const Executor& executor) noexcept {
 }
 
 namespace {
-std::string where_text(const std::source_location& where) {
+std::string where_text(const Where& where) {
   return std::string(where.file_name()) + ":" + std::to_string(where.line());
 }
 }  // namespace
@@ -161,7 +161,12 @@ void Executor::schedule(std::uint32_t from, Lock& lock) {
   for (std::uint32_t i = 0; i < threads_.size(); ++i) {
     if (i != from && runnable(i)) options.push_back({ChoiceKind::kRun, i});
   }
-  for (std::uint32_t i = 0; i < threads_.size(); ++i) {
+  // A deadline may pass at any point where a thread makes progress (an
+  // explicit choice), or when no thread can step; not while only spinners
+  // spin on unchanged state (spinning takes no virtual time; otherwise
+  // every turn of a spin loop would be one more place for it).
+  const bool only_spinners = !any_busy && !options.empty();
+  for (std::uint32_t i = 0; i < threads_.size() && !only_spinners; ++i) {
     const LogicalThread& t = threads_[i];
     if (t.status == ThreadStatus::kAlive && !can_step(t) && t.pending.deadline) {
       options.push_back({ChoiceKind::kTimeout, i});
@@ -185,7 +190,7 @@ void Executor::schedule(std::uint32_t from, Lock& lock) {
                                            " steps (the bound): a livelock, or a run longer than the bound");
     return;
   }
-  const bool from_continues = from_runnable && !threads_[from].pending.yields;
+  const bool from_continues = from_runnable;
   const ChoicePoint point{options, from,
                           from_continues ? ContinuationMode::kCurrentCanContinue : ContinuationMode::kSwitchIsFree,
                           result_.trace.size()};
@@ -205,7 +210,7 @@ void Executor::schedule(std::uint32_t from, Lock& lock) {
     wrote();
     what = "wait ends at its deadline";
   }
-  result_.trace.push_back({choice.thread, what, next.pending.where});
+  result_.trace.push_back({choice.thread, what, next.pending.where, next.pending.object, next.pending.object_declared});
   current_ = choice.thread;
   if (current_ != from) next.baton.notify_one();
 }
@@ -237,7 +242,7 @@ bool Executor::allocation_fails() {
   }
   if (options[index].kind != ChoiceKind::kFailAllocation) return false;
   --allocation_failures_left_;
-  result_.trace.push_back({me, "allocation fails (std::bad_alloc)", std::source_location{}});
+  result_.trace.push_back({me, "allocation fails (std::bad_alloc)", Where{}, "", Where{}});
   return true;
 }
 
@@ -256,7 +261,7 @@ std::string Executor::describe_waits() const {
     if (t.status == ThreadStatus::kFinished) continue;
     text += " thread " + std::to_string(i) + " at " + t.pending.what + " (" + where_text(t.pending.where) + ")";
     if (!can_step(t)) {
-      text += " waits for the " + std::string(t.pending.waits_on) + " declared at " + where_text(t.pending.waits_on_where);
+      text += " waits for the " + std::string(t.pending.object) + " declared at " + where_text(t.pending.object_declared);
     }
     text += ";";
   }

@@ -39,6 +39,10 @@ std::string format_trace(const RunResult& result) {
     const TraceStep& s = result.trace[i];
     text += "step " + std::to_string(i) + ": thread " + std::to_string(s.thread) + ": " + s.operation;
     if (s.where.line() != 0) text += std::string(" at ") + s.where.file_name() + ":" + std::to_string(s.where.line());
+    if (*s.object != '\0') {
+      text += std::string(" on the ") + s.object + " declared at " + s.object_declared.file_name() + ":" +
+              std::to_string(s.object_declared.line());
+    }
     text += '\n';
   }
   return text;
@@ -72,6 +76,7 @@ ExploreResult explore(const std::function<Program()>& make, Strategy& strategy, 
     const std::string description = strategy.describe_run();
     strategy.end_run();
     ++result.runs;
+    if (options.on_run) options.on_run(run);
     if (run.outcome == RunOutcome::kFinished) continue;
     result.outcome = is_failure(run.outcome) ? ExploreOutcome::kFailureFound : ExploreOutcome::kInconclusive;
     result.first_bad_run = std::move(run);

@@ -6,7 +6,7 @@ namespace pathlock::sim::runtime::detail {
 
 namespace {
 
-void point(const char* what, const std::source_location& where) {
+void point(const char* what, const Where& where) {
   if (Executor* executor = active_executor()) step(*executor, Operation{.what = what, .where = where});
 }
 void changed() {
@@ -27,7 +27,7 @@ void unlink(StopState& state, StopCallbackNode& node) {
 
 }  // namespace
 
-bool request_stop(StopState& state, const std::source_location& where) {
+bool request_stop(StopState& state, const Where& where) {
   point("request_stop", where);
   if (state.requested) return false;
   state.requested = true;
@@ -45,12 +45,12 @@ bool request_stop(StopState& state, const std::source_location& where) {
   return true;
 }
 
-bool stop_requested(const StopState& state, const std::source_location& where) {
+bool stop_requested(const StopState& state, const Where& where) {
   point("stop_requested", where);
   return state.requested;
 }
 
-void register_callback(StopState& state, StopCallbackNode& node, const std::source_location& where) {
+void register_callback(StopState& state, StopCallbackNode& node, const Where& where) {
   point("register stop callback", where);
   if (state.requested) {
     node.invoke(node.owner);
@@ -62,7 +62,7 @@ void register_callback(StopState& state, StopCallbackNode& node, const std::sour
   node.registered = true;
 }
 
-void unregister_callback(StopState& state, StopCallbackNode& node, const std::source_location& where) {
+void unregister_callback(StopState& state, StopCallbackNode& node, const Where& where) {
   point("unregister stop callback", where);
   if (node.registered) {
     unlink(state, node);
@@ -71,8 +71,8 @@ void unregister_callback(StopState& state, StopCallbackNode& node, const std::so
   if (node.running == 1 && node.running_thread != caller()) {
     if (Executor* executor = active_executor()) {
       step(*executor, Operation{.what = "unregister stop callback: wait for it", .where = where,
-                                .wait_word = &node.running, .wait_value = 0, .waits_on = "running stop callback",
-                                .waits_on_where = where});
+                                .wait_word = &node.running, .wait_value = 0, .object = "running stop callback",
+                                .object_declared = where});
     }
   }
 }

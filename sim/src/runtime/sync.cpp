@@ -12,7 +12,7 @@ namespace {
 constexpr std::uint32_t kOutsideRun = kNoThread - 1;
 }  // namespace
 
-void lock(LockState& state, const std::source_location& where) {
+void lock(LockState& state, const Where& where) {
   Executor* executor = active_executor();
   if (executor == nullptr) {
     if (state.owner != kNoThread) std::terminate();  // would block forever outside a run
@@ -20,14 +20,14 @@ void lock(LockState& state, const std::source_location& where) {
     return;
   }
   step(*executor, Operation{.what = "lock", .where = where, .wait_word = &state.owner, .wait_value = kNoThread,
-                            .waits_on = state.kind, .waits_on_where = state.declared});
+                            .object = state.kind, .object_declared = state.declared});
   state.owner = thread_index(*executor);
   wrote(*executor);
 }
 
-void unlock(LockState& state, const std::source_location& where) {
+void unlock(LockState& state, const Where& where) {
   if (Executor* executor = active_executor()) {
-    step(*executor, Operation{.what = "unlock", .where = where});
+    step(*executor, Operation{.what = "unlock", .where = where, .object = state.kind, .object_declared = state.declared});
     state.owner = kNoThread;
     wrote(*executor);
     return;
@@ -41,21 +41,22 @@ bool held_by_caller(const LockState& state) noexcept {
 }
 
 std::cv_status wait(CondVarState& cv, LockState& mutex, const std::chrono::nanoseconds* deadline,
-                    const std::source_location& where) {
+                    const Where& where) {
   Executor* executor = active_executor();
   if (executor == nullptr) {
     // Nobody could notify: outside a run only an expired wait makes sense.
     if (deadline == nullptr) std::terminate();
     return std::cv_status::timeout;
   }
-  step(*executor, Operation{.what = "wait: release the mutex", .where = where});
+  step(*executor, Operation{.what = "wait: release the mutex", .where = where, .object = "condition variable",
+                            .object_declared = cv.declared});
   const std::uint32_t me = thread_index(*executor);
   mutex.owner = kNoThread;
   std::uint32_t* wake = arm_wake(*executor);
   cv.waiters[cv.count++] = me;
   wrote(*executor);
   Operation sleep{.what = "wait: woken", .where = where, .wait_word = wake, .wait_value = 1,
-                  .waits_on = "condition variable", .waits_on_where = cv.declared};
+                  .object = "condition variable", .object_declared = cv.declared};
   if (deadline != nullptr) sleep.deadline = *deadline;
   step(*executor, sleep);
   const bool by_deadline = timed_out(*executor);
@@ -72,10 +73,11 @@ std::cv_status wait(CondVarState& cv, LockState& mutex, const std::chrono::nanos
   return by_deadline ? std::cv_status::timeout : std::cv_status::no_timeout;
 }
 
-void notify(CondVarState& cv, NotifyMode mode, const std::source_location& where) {
+void notify(CondVarState& cv, NotifyMode mode, const Where& where) {
   Executor* executor = active_executor();
   if (executor == nullptr) return;  // outside a run nobody waits
-  step(*executor, Operation{.what = mode == NotifyMode::kOne ? "notify_one" : "notify_all", .where = where});
+  step(*executor, Operation{.what = mode == NotifyMode::kOne ? "notify_one" : "notify_all", .where = where,
+                            .object = "condition variable", .object_declared = cv.declared});
   const std::uint32_t woken = mode == NotifyMode::kOne ? std::min<std::uint32_t>(cv.count, 1) : cv.count;
   for (std::uint32_t i = 0; i < woken; ++i) *wake_word(*executor, cv.waiters[i]) = 1;
   std::copy(cv.waiters.begin() + woken, cv.waiters.begin() + cv.count, cv.waiters.begin());

@@ -18,9 +18,15 @@ class AllocationFailureScope {
   AllocationFailureScope& operator=(const AllocationFailureScope&) = delete;
 };
 
+// Whether this binary links the replaced operator new (sanitizer builds
+// cannot: their runtimes replace it themselves).
+bool allocation_injection_linked() noexcept;
+
 namespace detail {
 // Called by the replaced operator new: whether this allocation fails.
 bool allocation_should_fail();
+// Called once by the replacement's static initialiser.
+bool mark_allocation_injection_linked() noexcept;
 }  // namespace detail
 
 }  // namespace pathlock::sim::runtime

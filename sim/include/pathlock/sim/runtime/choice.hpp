@@ -42,7 +42,7 @@ struct Choice {
 
 enum class ContinuationMode : std::uint8_t {
   kCurrentCanContinue,  // switching away from `current` is a preemption
-  kSwitchIsFree,        // current finished, blocked, yielded, or none yet
+  kSwitchIsFree,        // current finished, blocked, spins on unchanged state, or none yet
 };
 
 // One point where the strategy decides. `options` is non-empty, has at least

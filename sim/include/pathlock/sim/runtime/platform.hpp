@@ -2,7 +2,7 @@
 // DeterministicPlatform: the Platform contract (pathlock/impl/platform.hpp)
 // on the deterministic runtime. Every operation is a scheduling point that
 // records a label and the file:line of the call (a defaulted
-// std::source_location argument), so a trace says where each step was.
+// Where argument), so a trace says where each step was.
 // Outside a run (building the state before, checking it after) every
 // operation is direct.
 
@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <source_location>
+#include "pathlock/sim/runtime/where.hpp"
 
 #include "pathlock/impl/mutex.hpp"  // the thread-safety annotations
 #include "pathlock/sim/runtime/runtime.hpp"
@@ -22,7 +22,7 @@
 namespace pathlock::sim::runtime {
 
 namespace detail {
-inline void point(const char* what, const std::source_location& where) {
+inline void point(const char* what, const Where& where) {
   if (Executor* executor = active_executor()) step(*executor, Operation{.what = what, .where = where});
 }
 inline void changed() noexcept {
@@ -33,7 +33,6 @@ inline void changed() noexcept {
 // std::atomic's interface; each operation one step, sequentially consistent.
 template <typename T>
 class Atomic {
-  using Where = std::source_location;
 
  public:
   Atomic() noexcept : value_{} {}
@@ -122,14 +121,14 @@ class Atomic {
 // both runtime-level: a thread blocked on one does not spin).
 class CAPABILITY("mutex") RuntimeLock {
  public:
-  explicit RuntimeLock(const char* kind, std::source_location declared) noexcept {
+  explicit RuntimeLock(const char* kind, Where declared) noexcept {
     state_.kind = kind;
     state_.declared = declared;
   }
   RuntimeLock(const RuntimeLock&) = delete;
   RuntimeLock& operator=(const RuntimeLock&) = delete;
-  void lock(std::source_location where = std::source_location::current()) ACQUIRE() { detail::lock(state_, where); }
-  void unlock(std::source_location where = std::source_location::current()) RELEASE() {
+  void lock(Where where = Where::current()) ACQUIRE() { detail::lock(state_, where); }
+  void unlock(Where where = Where::current()) RELEASE() {
     detail::unlock(state_, where);
   }
   void assert_held() const ASSERT_CAPABILITY(this) {
@@ -143,13 +142,13 @@ class CAPABILITY("mutex") RuntimeLock {
 
 class CAPABILITY("mutex") SpinLock : public RuntimeLock {
  public:
-  explicit SpinLock(std::source_location declared = std::source_location::current()) noexcept
+  explicit SpinLock(Where declared = Where::current()) noexcept
       : RuntimeLock("spin lock", declared) {}
 };
 
 class CAPABILITY("mutex") Mutex : public RuntimeLock {
  public:
-  explicit Mutex(std::source_location declared = std::source_location::current()) noexcept
+  explicit Mutex(Where declared = Where::current()) noexcept
       : RuntimeLock("mutex", declared) {}
 };
 
@@ -167,7 +166,6 @@ struct VirtualClock {
 };
 
 class CondVar {
-  using Where = std::source_location;
 
  public:
   explicit CondVar(Where declared = Where::current()) noexcept { state_.declared = declared; }
@@ -215,11 +213,13 @@ struct DeterministicPlatform {
   template <typename F>
   using StopCallback = runtime::StopCallback<F>;
 
-  // A spin loop's turn: switching away is free, and a thread that spins
-  // without anything having changed since its last turn is not picked
-  // while another thread can step (otherwise a search never ends).
-  static void pause(std::source_location where = std::source_location::current()) { spin_point("pause", where); }
-  static void yield(std::source_location where = std::source_location::current()) { spin_point("yield", where); }
+  // A spin loop's turn. A thread that spins with nothing changed since its
+  // previous turn is not picked while another thread can step, switching
+  // away from it is free, and no deadline passes while only such threads
+  // can step (otherwise a search never ends, and every turn would be one
+  // more place for a timeout).
+  static void pause(Where where = Where::current()) { spin_point("pause", where); }
+  static void yield(Where where = Where::current()) { spin_point("yield", where); }
   // The logical thread's index (0 outside a run).
   static std::size_t thread_slot() noexcept {
     const detail::Executor* executor = detail::active_executor();
@@ -235,7 +235,7 @@ struct DeterministicPlatform {
   }
 
  private:
-  static void spin_point(const char* what, const std::source_location& where) {
+  static void spin_point(const char* what, const Where& where) {
     if (detail::Executor* executor = detail::active_executor()) {
       detail::step(*executor, detail::Operation{.what = what, .where = where, .yields = true});
     }

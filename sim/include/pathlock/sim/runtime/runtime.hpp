@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <source_location>
+#include "pathlock/sim/runtime/where.hpp"
 #include <string>
 #include <vector>
 
@@ -62,7 +62,9 @@ struct RunOptions {
 struct TraceStep {
   std::uint32_t thread = 0;
   const char* operation = "";
-  std::source_location where{};
+  Where where{};
+  const char* object = "";  // the lock or condition variable, if any
+  Where object_declared{};
 };
 
 struct RunResult {
@@ -73,7 +75,10 @@ struct RunResult {
   std::size_t preemptions = 0;
 };
 
-// The steps of a run as lines "step N: thread T: OPERATION at FILE:LINE".
+// The steps of a run as lines "step N: thread T: OPERATION at FILE:LINE",
+// with " on the OBJECT declared at FILE:LINE" for a lock or condition
+// variable (taken through std::unique_lock, the call's own line is in the
+// standard library's header).
 std::string format_trace(const RunResult& result);
 
 // One run of `program` with choices from `strategy` (begin_run must have
@@ -91,6 +96,7 @@ std::string_view outcome_name(ExploreOutcome outcome) noexcept;
 struct ExploreOptions {
   RunOptions run;
   std::size_t max_runs = 100000;
+  std::function<void(const RunResult&)> on_run;  // optional: sees every run (statistics)
 };
 
 struct ExploreResult {
@@ -110,11 +116,11 @@ namespace detail {
 // have to wait, the condition that lets it step (*wait_word == wait_value).
 struct Operation {
   const char* what = "";
-  std::source_location where{};
+  Where where{};
   const std::uint32_t* wait_word = nullptr;
   std::uint32_t wait_value = 0;
-  const char* waits_on = "";             // what it waits for, for a deadlock report
-  std::source_location waits_on_where{};  // where that object was declared
+  const char* object = "";  // the lock or condition variable it is on, if any
+  Where object_declared{};   // where that object was declared
   std::optional<std::chrono::nanoseconds> deadline{};  // a timed wait's, virtual time
   bool yields = false;                   // pause()/yield(): switching away is free
 };

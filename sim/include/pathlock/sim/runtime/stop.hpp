@@ -8,7 +8,7 @@
 
 #include <cstdint>
 #include <memory>
-#include <source_location>
+#include "pathlock/sim/runtime/where.hpp"
 #include <utility>
 
 namespace pathlock::sim::runtime {
@@ -30,19 +30,19 @@ struct StopState {
   StopCallbackNode* head = nullptr;
 };
 
-bool request_stop(StopState& state, const std::source_location& where);
-bool stop_requested(const StopState& state, const std::source_location& where);
+bool request_stop(StopState& state, const Where& where);
+bool stop_requested(const StopState& state, const Where& where);
 // Registers `node`, or runs it at once when stop was already requested.
-void register_callback(StopState& state, StopCallbackNode& node, const std::source_location& where);
+void register_callback(StopState& state, StopCallbackNode& node, const Where& where);
 // Unregisters `node`, waiting for its callback when another thread runs it.
-void unregister_callback(StopState& state, StopCallbackNode& node, const std::source_location& where);
+void unregister_callback(StopState& state, StopCallbackNode& node, const Where& where);
 
 }  // namespace detail
 
 class StopToken {
  public:
   StopToken() = default;
-  bool stop_requested(std::source_location where = std::source_location::current()) const noexcept {
+  bool stop_requested(Where where = Where::current()) const noexcept {
     return state_ != nullptr && detail::stop_requested(*state_, where);
   }
   bool stop_possible() const noexcept { return state_ != nullptr; }
@@ -59,7 +59,7 @@ class StopSource {
  public:
   StopSource() : state_(std::make_shared<detail::StopState>()) {}
   StopToken get_token() const noexcept { return StopToken(state_); }
-  bool request_stop(std::source_location where = std::source_location::current()) {
+  bool request_stop(Where where = Where::current()) {
     return detail::request_stop(*state_, where);
   }
 
@@ -71,14 +71,14 @@ template <typename F>
 class StopCallback {
  public:
   template <typename G>
-  StopCallback(StopToken token, G&& callback, std::source_location where = std::source_location::current())
+  StopCallback(StopToken token, G&& callback, Where where = Where::current())
       : state_(std::move(token.state_)), callback_(std::forward<G>(callback)) {
     node_.owner = this;
     node_.invoke = [](void* owner) { static_cast<StopCallback*>(owner)->callback_(); };
     if (state_ != nullptr) detail::register_callback(*state_, node_, where);
   }
   ~StopCallback() {
-    if (state_ != nullptr) detail::unregister_callback(*state_, node_, std::source_location::current());
+    if (state_ != nullptr) detail::unregister_callback(*state_, node_, Where::current());
   }
   StopCallback(const StopCallback&) = delete;
   StopCallback& operator=(const StopCallback&) = delete;

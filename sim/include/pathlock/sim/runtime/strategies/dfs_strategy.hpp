@@ -7,7 +7,7 @@
 // default choices (the current thread continues; allocations succeed).
 // Every other choice kind (a timeout, an injected allocation failure) is
 // explored the same way. Switching away from a thread that finished,
-// blocked, or spun in place is free.
+// blocked, or spins on state nothing changed since its last turn is free.
 
 #include <cstddef>
 #include <vector>
