@@ -71,6 +71,7 @@ nlohmann::json case_json(const impl::Scheme& scheme, const CaseResult& r) {
           {"model_predicts_deadlock", r.model_predicts_deadlock},
           {"bounded_runs", r.bounded_runs},
           {"bounded_complete", r.bounded_complete},
+          {"complete_to_bound", r.complete_to_bound ? nlohmann::json(*r.complete_to_bound) : nlohmann::json()},
           {"pct_runs", r.pct_runs},
           {"failure", r.failure},
           {"schedule", r.schedule},
@@ -126,9 +127,13 @@ int run_check_lock(const CheckLockCliOptions& o) {
                                  : sim::lockcheck::replay_case(scheme, program, setting, o.schedule, options);
         ++done;
         if (progress) std::fputs("\r\x1b[K", stderr);
-        fmt::print("  {:<16} {:<30} {:<36} {:<32} {:>6} run(s){} + {} PCT\n", scheme.name(), r.program,
-                   sim::lockcheck::describe(setting), sim::lockcheck::to_string(r.verdict), r.bounded_runs,
-                   r.bounded_complete ? "" : " (cut)", r.pct_runs);
+        const std::string bound = !r.complete_to_bound ? "none"
+                                  : r.bounded_complete ? fmt::format("<= {}", *r.complete_to_bound)
+                                                       : fmt::format("<= {} (cut at {})", *r.complete_to_bound,
+                                                                     *r.complete_to_bound + 1);
+        fmt::print("  {:<16} {:<28} {:<36} {:<31} {:>7} run(s), complete {:<16} + {} PCT\n", scheme.name(),
+                   r.program, sim::lockcheck::describe(setting), sim::lockcheck::to_string(r.verdict),
+                   r.bounded_runs, bound, r.pct_runs);
         std::fflush(stdout);  // one line per case, also when piped
         cases.push_back(case_json(scheme, r));
         if (r.verdict == CaseVerdict::kFail || r.verdict == CaseVerdict::kInconclusive) {

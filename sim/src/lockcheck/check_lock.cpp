@@ -229,15 +229,20 @@ CaseResult check_case(const impl::Scheme& scheme, const LockProgram& program, co
   const auto exhaustive = runtime::explore(make, bounded, {.run = run_options(options), .max_runs = options.max_runs, .on_run = {}});
   result.bounded_runs = exhaustive.runs;
   result.bounded_complete = exhaustive.outcome == runtime::ExploreOutcome::kAllPassed;
+  if (result.bounded_complete) {
+    result.complete_to_bound = options.preemptions;
+  } else if (bounded.bound() > 0) {
+    result.complete_to_bound = bounded.bound() - 1;
+  }
   if (fold(result, exhaustive)) return result;
 
   runtime::PctStrategy pct(case_seed(options.seed, program, setting), options.pct_depth, 200);
   const auto sampled = runtime::explore(make, pct, {.run = run_options(options), .max_runs = options.pct_runs, .on_run = {}});
   result.pct_runs = sampled.runs;
   if (fold(result, sampled)) return result;
-  if (!result.bounded_complete) {
+  if (!result.complete_to_bound) {
     result.verdict = CaseVerdict::kInconclusive;
-    result.failure = fmt::format("the bounded search stopped at its limit of {} runs", options.max_runs);
+    result.failure = fmt::format("the search without preemptions stopped at its limit of {} runs", options.max_runs);
   }
   return result;
 }

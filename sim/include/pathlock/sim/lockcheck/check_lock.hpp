@@ -5,7 +5,9 @@
 //
 // Each case (program x setting) is explored exhaustively up to a preemption
 // bound (iterative context bounding: every schedule with 0, then 1, ...
-// preemptions), then by PCT runs beyond it. The choices include timeouts,
+// preemptions), then by PCT runs beyond it. When the run limit cuts the
+// search at bound k, the case passes within bound k - 1 and says so; cut at
+// bound 0, it is inconclusive. The choices include timeouts,
 // stop requests (a stopper thread of its own) and, when enabled, one
 // injected allocation failure per run inside any lock call.
 //
@@ -27,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +42,7 @@ enum class CaseVerdict : std::uint8_t {
   kPass,            // every run explored passed
   kExpectedDeadlock,// a nested program deadlocked as the model predicts
   kFail,            // a property broke: the failure replays
-  kInconclusive,    // a run hit the step bound, or the run limit cut the bounded search
+  kInconclusive,    // a run hit the step bound, or the run limit cut the search at bound 0
 };
 std::string_view to_string(CaseVerdict verdict) noexcept;
 
@@ -62,7 +65,10 @@ struct CaseResult {
   CaseVerdict verdict = CaseVerdict::kPass;
   bool model_predicts_deadlock = false;
   std::size_t bounded_runs = 0;     // runs of the preemption-bounded search
-  bool bounded_complete = false;    // every schedule within the bound was run
+  bool bounded_complete = false;    // every schedule within the bound asked for was run
+  // Every schedule with at most this many preemptions was run (the search
+  // goes bound by bound; the run limit may cut the last one short).
+  std::optional<std::size_t> complete_to_bound;
   std::size_t pct_runs = 0;
   std::string failure;   // what broke (kFail, kInconclusive)
   std::string trace;     // the failing run, step by step (thread, operation, file:line)
