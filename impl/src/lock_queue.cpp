@@ -94,14 +94,6 @@ LockQueue::Granted LockQueue::remove_granting(const Scheme& scheme, std::vector<
   return {Granted::Outcome::kDone, holders_.size() - before};
 }
 
-LockQueue::Granted LockQueue::release_granting(const Scheme& scheme, TaskId task) {
-  return remove_granting(scheme, holders_, task);
-}
-
-LockQueue::Granted LockQueue::cancel_granting(const Scheme& scheme, TaskId task) {
-  return remove_granting(scheme, waiters_, task);
-}
-
 bool LockQueue::remove_and_grant(const Scheme& scheme, std::vector<LockEntry>& from, TaskId task,
                                  std::vector<LockEntry>& granted) {
   const auto it = std::find_if(from.begin(), from.end(), [task](const LockEntry& e) { return e.task == task; });

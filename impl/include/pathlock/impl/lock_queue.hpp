@@ -79,8 +79,16 @@ class LockQueue {
     enum class Outcome : std::uint8_t { kDone, kNotFound } outcome;
     std::size_t count;
   };
-  Granted release_granting(const Scheme& scheme, TaskId task);
-  Granted cancel_granting(const Scheme& scheme, TaskId task);
+  Granted release_granting(const Scheme& scheme, TaskId task) {
+    // The uncontended case, inline: the only holder leaves an empty queue.
+    if (waiters_.empty() && holders_.size() == 1 && holders_.front().task == task) {
+      holders_.clear();
+      held_mask_ = 0;
+      return {Granted::Outcome::kDone, 0};
+    }
+    return remove_granting(scheme, holders_, task);
+  }
+  Granted cancel_granting(const Scheme& scheme, TaskId task) { return remove_granting(scheme, waiters_, task); }
   // The `count` newly granted entries of the last release or cancel.
   std::span<const LockEntry> last_granted(std::size_t count) const noexcept {
     return std::span<const LockEntry>(holders_).last(count);
@@ -115,7 +123,12 @@ class LockQueue {
                         std::vector<LockEntry>& granted);
   Granted remove_granting(const Scheme& scheme, std::vector<LockEntry>& from, TaskId task);
   // Keeps the room: capacity for every holder and waiter, plus `more`.
-  void keep_room(std::size_t more) { holders_.reserve(holders_.size() + waiters_.size() + more); }
+  void keep_room(std::size_t more) {
+    // Checked here, inline: on the uncontended path there is always room.
+    if (holders_.capacity() < holders_.size() + waiters_.size() + more) {
+      holders_.reserve(holders_.size() + waiters_.size() + more);
+    }
+  }
   void grant_waiters(const Scheme& scheme) noexcept;
 
   std::vector<LockEntry> holders_;
