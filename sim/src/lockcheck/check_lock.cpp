@@ -47,6 +47,10 @@ struct World {
   std::vector<runtime::StopSource> stops;             // by stoppable call
   std::optional<std::string> violation;
   std::size_t inside = 0;  // threads inside a call into the lock
+  // The work a thread does while it holds a request: one scheduling point,
+  // so that another thread can run while the request is held (without it,
+  // a grant and its release would be one step and no overlap observable).
+  runtime::Atomic<std::uint64_t> work{};
 };
 
 Lock::Guard call_lock(World& w, const LockCall& call, const model::Request& request, std::size_t stop_index) {
@@ -93,6 +97,7 @@ void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, std::size_t 
     if (call.style == WaitStyle::kStoppable) ++stop_index;
     if (g.status() != AcquireStatus::kGranted) continue;
     if (auto broken = w.ledger.granted(t, w.requests[t][c]); broken && !w.violation) w.violation = std::move(broken);
+    w.work.fetch_add(1);  // the critical section
     if (call.after == AfterGrant::kHoldToEnd && c + 1 < plan.calls.size()) {
       held.emplace_back(std::move(g), c);
     } else {

@@ -129,6 +129,8 @@ std::vector<LockProgram> builtin_programs() {
                {{call(write(p("/b")), WaitStyle::kBlocking, hold), call(write(p("/a")))}}}),
       program("try-rolls-back", "a try of a copy takes its first locks, finds one busy and rolls back",
               {{{call(write(p("/b")))}}, {{call(copy(p("/a"), p("/b")), WaitStyle::kTry)}}, {{call(write(p("/a")))}}}),
+      program("copy-into-own-subtree", "a copy of the root into /a beside a write of /ab (unsafe under path-rwa)",
+              {{{call(copy(p("/"), p("/a")))}}, {{call(write(p("/ab")))}}}),
       program("rename-against-copy", "two multi-path requests over the same two paths",
               {{{call(rename(p("/a"), p("/b")))}}, {{call(copy(p("/b"), p("/a")))}}}),
       program("long-plan", "a request with more locks than a guard holds inline, beside a reader",
