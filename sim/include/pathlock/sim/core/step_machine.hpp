@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <span>
 #include <string>
 #include <vector>
@@ -247,6 +248,14 @@ class StepMachine {
   // The state as bytes; with `symmetry`, in canonical task order, and
   // perm[t] = t's canonical position.
   std::string key(const State& s, bool symmetry, std::vector<std::uint8_t>* perm = nullptr) const;
+  // The same into `out`, reusing buffers (a search builds one key per
+  // state); afterwards scratch.pos is the permutation.
+  struct KeyScratch {
+    std::vector<std::uint32_t> order;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> signature;
+    std::vector<std::uint8_t> pos;
+  };
+  void key(const State& s, bool symmetry, std::string& out, KeyScratch& scratch) const;
 
   // --- structure and text for reports ---------------------------------------
   std::uint32_t current_request(const Task& k, std::uint32_t t) const noexcept {
