@@ -38,8 +38,9 @@ constexpr std::size_t kMaxPlanSteps = 255;  // a task's step counter is one byte
 
 struct StepMachine::PlanCache {
   // The simulator's plans, one per distinct operation under the machine's
-  // planner; looked up, never iterated. unique_ptr: addresses stay put.
-  std::unordered_map<model::Operation, std::unique_ptr<CompiledPlan>, OperationHash> by_operation;
+  // planner; looked up, never iterated. Held in the nodes (one indirection
+  // less per lookup): a node-based map never moves its elements.
+  std::unordered_map<model::Operation, CompiledPlan, OperationHash> by_operation;
   std::unordered_map<model::Path, std::uint32_t> lock_ids;  // looked up, never iterated
   std::vector<std::unique_ptr<CompiledPlan>> owned;  // the explorer's, per task and request
 };
@@ -145,12 +146,12 @@ const CompiledPlan& StepMachine::compiled(const model::Operation& op) {
   if (it == cache_->by_operation.end()) {
     impl::Plan plan = planner_.plan(op);
     check_plan_size(plan, op);
-    auto cp = std::make_unique<CompiledPlan>(CompiledPlan{op, op.request(), std::move(plan), {}, {}});
-    cp->filter = model::LineageFilter(cp->request);
-    for (const auto& step : cp->plan) cp->steps.push_back({intern(step.lock), step.mode});
+    CompiledPlan cp{op, op.request(), std::move(plan), {}, {}};
+    cp.filter = model::LineageFilter(cp.request);
+    for (const auto& step : cp.plan) cp.steps.push_back({intern(step.lock), step.mode});
     it = cache_->by_operation.emplace(op, std::move(cp)).first;
   }
-  return *it->second;
+  return it->second;
 }
 
 std::uint32_t StepMachine::add_task(const model::Operation& op) {
@@ -282,17 +283,14 @@ void StepMachine::apply(State& s, std::uint32_t t, Effect& e, bool check_invaria
   apply(s, t, next_action(s, t), e, check_invariants);
 }
 
-void StepMachine::apply_other(State& s, std::uint32_t t, const Action& a, Effect& e, bool check_invariants) const {
-  e.granted.clear();
-  e.entered.clear();
-  e.broken_invariant.reset();
+void StepMachine::apply_other(State& s, std::uint32_t t, const Action& a, Effect& e) const {
   Task& k = s.tasks[t];
   const impl::TaskId id = request_id(t, a.request);
   const std::uint32_t plan_size = programs_[t].resolved[k.segment].size;  // the action is on the current segment
   switch (a.kind) {
-    case StepKind::kAcquire:  // apply() takes it inline
-      apply(s, t, a, e, check_invariants);
-      return;
+    case StepKind::kAcquire:
+    case StepKind::kRelease:
+      break;  // apply() takes these inline
     case StepKind::kTry:
       if (s.locks[a.lock].try_acquire(scheme(), id, a.mode)) {
         e.outcome = StepOutcome::kGranted;
@@ -316,20 +314,12 @@ void StepMachine::apply_other(State& s, std::uint32_t t, const Action& a, Effect
       release_lock(s, a.lock, id, e);
       if (--k.step == 0) abandon(s, t);
       break;
-    case StepKind::kRelease:
-      e.outcome = StepOutcome::kReleased;
-      if (k.step == 0) {  // the critical section ends with the first release
-        const Holding mine{t, a.request};
-        s.in_critical.erase(std::find(s.in_critical.begin(), s.in_critical.end(), mine));
-      }
-      release_lock(s, a.lock, id, e);
-      if (++k.step == plan_size) {
-        ++k.segment;
-        move_on(s, t);
-      }
-      break;
   }
-  if (check_invariants) check_lock(s, a.lock, e);
+}
+
+void StepMachine::leave_critical(State& s, std::uint32_t t, std::uint32_t request) const {
+  const Holding mine{t, request};
+  s.in_critical.erase(std::find(s.in_critical.begin(), s.in_critical.end(), mine));
 }
 
 void StepMachine::check_lock(const State& s, std::uint32_t lock, Effect& e) const {

@@ -221,24 +221,33 @@ class StepMachine {
   // Same, reusing `effect`'s buffers (the simulator's hot path).
   void apply(State& s, std::uint32_t t, Effect& effect, bool check_invariants) const;
   // Same, with `action` == next_action(s, t) already in hand.
-  // The commonest step, a blocking acquire, is taken inline: the
-  // simulator's and the searches' inner loops.
+  // The commonest steps, a blocking acquire and a release, are taken
+  // inline: the simulator's and the searches' inner loops.
   void apply(State& s, std::uint32_t t, const Action& action, Effect& effect, bool check_invariants) const {
-    if (action.kind != StepKind::kAcquire) {
-      apply_other(s, t, action, effect, check_invariants);
-      return;
-    }
     effect.granted.clear();
     effect.entered.clear();
     effect.broken_invariant.reset();
     Task& k = s.tasks[t];
-    if (s.locks[action.lock].acquire(scheme_, request_id(t, action.request), action.mode) ==
-        impl::AcquireOutcome::kQueued) {
-      effect.outcome = StepOutcome::kQueued;
-      k.phase = TaskPhase::kWaiting;
+    const SegmentSteps& seg = programs_[t].resolved[k.segment];  // the action is on the current segment
+    if (action.kind == StepKind::kAcquire) {
+      if (s.locks[action.lock].acquire(scheme_, request_id(t, action.request), action.mode) ==
+          impl::AcquireOutcome::kQueued) {
+        effect.outcome = StepOutcome::kQueued;
+        k.phase = TaskPhase::kWaiting;
+      } else {
+        effect.outcome = StepOutcome::kGranted;
+        if (++k.step == seg.size) finish_segment(s, t, effect);
+      }
+    } else if (action.kind == StepKind::kRelease) {
+      effect.outcome = StepOutcome::kReleased;
+      if (k.step == 0) leave_critical(s, t, action.request);  // the critical section ends with the first release
+      release_lock(s, action.lock, request_id(t, action.request), effect);
+      if (++k.step == seg.size) {
+        ++k.segment;
+        move_on(s, t);
+      }
     } else {
-      effect.outcome = StepOutcome::kGranted;
-      if (++k.step == programs_[t].resolved[k.segment].size) finish_segment(s, t, effect);
+      apply_other(s, t, action, effect);
     }
     if (check_invariants) check_lock(s, action.lock, effect);
   }
@@ -309,8 +318,9 @@ class StepMachine {
  private:
   struct PlanCache;
   static void resolve(TaskProgram& program);
-  // apply() for every step but a blocking acquire.
-  void apply_other(State& s, std::uint32_t t, const Action& a, Effect& e, bool check_invariants) const;
+  // apply() for a try, a withdrawal and a rollback step.
+  void apply_other(State& s, std::uint32_t t, const Action& a, Effect& e) const;
+  void leave_critical(State& s, std::uint32_t t, std::uint32_t request) const;
   // LockQueue::check_invariants on `lock`, into the effect.
   void check_lock(const State& s, std::uint32_t lock, Effect& e) const;
   const CompiledPlan& compile(const Planner& planner, const model::Operation& op);
