@@ -5,47 +5,68 @@
 
 #include <algorithm>
 #include <numeric>
-#include <tuple>
 
 #include "pathlock/sim/core/step_machine.hpp"
 
 namespace pathlock::sim {
 
 std::string StepMachine::key(const State& s, bool symmetry, std::vector<std::uint8_t>* perm) const {
-  const std::size_t n = s.tasks.size();
-  // Where each task waits: (lock, position in its queue), for the signature.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> waits(n, {0xFFFFFFFFU, 0});
-  for (std::uint32_t l = 0; l < s.locks.size(); ++l) {
-    const auto w = s.locks[l].waiters();
-    for (std::uint32_t i = 0; i < w.size(); ++i) waits[task_of(w[i].task)] = {l, i};
-  }
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0U);
-  if (symmetry) {
-    const auto sig = [&](std::uint32_t t) {
-      const Task& k = s.tasks[t];
-      return std::make_tuple(programs_[t].symmetry_class, k.segment, k.step, k.phase, k.abandoned, waits[t]);
-    };
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return sig(a) < sig(b); });
-  }
-  std::vector<std::uint8_t> pos(n);
-  for (std::uint32_t i = 0; i < n; ++i) pos[order[i]] = static_cast<std::uint8_t>(i);
+  KeyScratch scratch;
   std::string out;
+  key(s, symmetry, out, scratch);
+  if (perm != nullptr) *perm = std::move(scratch.pos);
+  return out;
+}
+
+void StepMachine::key(const State& s, bool symmetry, std::string& out, KeyScratch& w) const {
+  const std::size_t n = s.tasks.size();
+  w.order.resize(n);
+  std::iota(w.order.begin(), w.order.end(), 0U);
+  if (symmetry) {
+    // Each task's signature (symmetry class, segment, step, phase, abandoned
+    // requests, where it waits: lock and queue position), packed into two
+    // words that compare as the tuple would.
+    w.signature.assign(n, {0, 0xFFFFFFFF00000000ULL});
+    for (std::uint32_t l = 0; l < s.locks.size(); ++l) {
+      const auto waiters = s.locks[l].waiters();
+      for (std::uint32_t i = 0; i < waiters.size(); ++i) {
+        w.signature[task_of(waiters[i].task)].second = std::uint64_t{l} << 32U | i;
+      }
+    }
+    for (std::uint32_t t = 0; t < n; ++t) {
+      const Task& k = s.tasks[t];
+      w.signature[t].first = std::uint64_t{programs_[t].symmetry_class} << 56U | std::uint64_t{k.segment} << 48U |
+                             std::uint64_t{k.step} << 40U | std::uint64_t{static_cast<std::uint8_t>(k.phase)} << 32U |
+                             k.abandoned;
+    }
+    // Insertion sort: stable, allocation-free, and a handful of tasks.
+    for (std::size_t i = 1; i < n; ++i) {
+      const std::uint32_t t = w.order[i];
+      std::size_t j = i;
+      for (; j > 0 && w.signature[t] < w.signature[w.order[j - 1]]; --j) w.order[j] = w.order[j - 1];
+      w.order[j] = t;
+    }
+  }
+  w.pos.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) w.pos[w.order[i]] = static_cast<std::uint8_t>(i);
+  out.clear();
   out.reserve(n * 7 + s.locks.size() * 2);
-  for (const std::uint32_t t : order) {
+  for (const std::uint32_t t : w.order) {
     const Task& k = s.tasks[t];
-    out.push_back(static_cast<char>(k.segment));
-    out.push_back(static_cast<char>(k.step));
-    out.push_back(static_cast<char>(k.phase));
-    for (int b = 0; b < 32; b += 8) out.push_back(static_cast<char>((k.abandoned >> b) & 0xFFU));
+    const char bytes[7] = {static_cast<char>(k.segment),
+                           static_cast<char>(k.step),
+                           static_cast<char>(k.phase),
+                           static_cast<char>(k.abandoned & 0xFFU),
+                           static_cast<char>((k.abandoned >> 8U) & 0xFFU),
+                           static_cast<char>((k.abandoned >> 16U) & 0xFFU),
+                           static_cast<char>((k.abandoned >> 24U) & 0xFFU)};
+    out.append(bytes, sizeof bytes);
   }
   // Holders follow from the task states; only the queues' order is extra.
   for (const auto& q : s.locks) {
-    for (const auto& w : q.waiters()) out.push_back(static_cast<char>(pos[task_of(w.task)]));
+    for (const auto& entry : q.waiters()) out.push_back(static_cast<char>(w.pos[task_of(entry.task)]));
     out.push_back(static_cast<char>(0xFF));
   }
-  if (perm != nullptr) *perm = std::move(pos);
-  return out;
 }
 
 std::string StepMachine::task_label(std::uint32_t t) const { return fmt::format("T{}", t); }

@@ -38,8 +38,9 @@ constexpr std::size_t kMaxPlanSteps = 255;  // a task's step counter is one byte
 
 struct StepMachine::PlanCache {
   // The simulator's plans, one per distinct operation under the machine's
-  // planner; looked up, never iterated. unique_ptr: addresses stay put.
-  std::unordered_map<model::Operation, std::unique_ptr<CompiledPlan>, OperationHash> by_operation;
+  // planner; looked up, never iterated. Held in the nodes (one indirection
+  // less per lookup): a node-based map never moves its elements.
+  std::unordered_map<model::Operation, CompiledPlan, OperationHash> by_operation;
   std::unordered_map<model::Path, std::uint32_t> lock_ids;  // looked up, never iterated
   std::vector<std::unique_ptr<CompiledPlan>> owned;  // the explorer's, per task and request
 };
@@ -125,6 +126,7 @@ StepMachine::StepMachine(const Planner& planner, const Scenario& scenario,
       cache_->owned.push_back(std::move(compiled));
     }
     program.segments = segments_for(scenario.tasks[t]);
+    resolve(program);
     program.symmetry_class = static_cast<std::uint32_t>(t);
     for (std::size_t u = 0; u < t; ++u) {
       if (scenario.tasks[u] == scenario.tasks[t]) {
@@ -144,12 +146,12 @@ const CompiledPlan& StepMachine::compiled(const model::Operation& op) {
   if (it == cache_->by_operation.end()) {
     impl::Plan plan = planner_.plan(op);
     check_plan_size(plan, op);
-    auto cp = std::make_unique<CompiledPlan>(CompiledPlan{op, op.request(), std::move(plan), {}, {}});
-    cp->filter = model::LineageFilter(cp->request);
-    for (const auto& step : cp->plan) cp->steps.push_back({intern(step.lock), step.mode});
+    CompiledPlan cp{op, op.request(), std::move(plan), {}, {}};
+    cp.filter = model::LineageFilter(cp.request);
+    for (const auto& step : cp.plan) cp.steps.push_back({intern(step.lock), step.mode});
     it = cache_->by_operation.emplace(op, std::move(cp)).first;
   }
-  return *it->second;
+  return it->second;
 }
 
 std::uint32_t StepMachine::add_task(const model::Operation& op) {
@@ -157,10 +159,32 @@ std::uint32_t StepMachine::add_task(const model::Operation& op) {
   const auto t = static_cast<std::uint32_t>(active_tasks_++);
   if (t == programs_.size()) programs_.emplace_back();
   TaskProgram& program = programs_[t];  // reused run after run: no allocation once warm
-  program.requests.assign(1, TaskRequest{&plan, AcquireStyle::kBlocking, WithdrawStyle::kNever});
-  program.segments.assign({Segment{0, Direction::kAcquire}, Segment{0, Direction::kRelease}});
+  // What resolve() gives, written directly: this runs once per simulated task.
+  program.requests.resize(1);
+  program.requests[0] = TaskRequest{&plan, AcquireStyle::kBlocking, WithdrawStyle::kNever};
+  program.segments.clear();
+  program.segments.push_back({0, Direction::kAcquire});
+  program.segments.push_back({0, Direction::kRelease});
+  const auto size = static_cast<std::uint32_t>(plan.steps.size());
+  program.resolved.clear();
+  program.resolved.push_back({plan.steps.data(), size, 0, Direction::kAcquire, StepKind::kAcquire, WithdrawStyle::kNever});
+  program.resolved.push_back({plan.steps.data(), size, 0, Direction::kRelease, StepKind::kAcquire, WithdrawStyle::kNever});
   program.symmetry_class = t;
   return t;
+}
+
+void StepMachine::resolve(TaskProgram& program) {
+  program.resolved.resize(program.segments.size());
+  for (std::size_t i = 0; i < program.segments.size(); ++i) {
+    const Segment seg = program.segments[i];
+    const TaskRequest& req = program.requests[seg.request];
+    program.resolved[i] = {req.plan->steps.data(),
+                           static_cast<std::uint32_t>(req.plan->steps.size()),
+                           seg.request,
+                           seg.direction,
+                           req.acquire == AcquireStyle::kTry ? StepKind::kTry : StepKind::kAcquire,
+                           req.withdraw};
+  }
 }
 
 // --- the transition system ---------------------------------------------------------
@@ -205,7 +229,7 @@ bool StepMachine::any_enabled(const State& s) const noexcept {
 
 void StepMachine::move_on(State& s, std::uint32_t t) const {
   Task& k = s.tasks[t];
-  const auto& segments = programs_[t].segments;
+  const auto& segments = programs_[t].resolved;
   while (k.segment < segments.size() && segments[k.segment].direction == Direction::kRelease &&
          ((k.abandoned >> segments[k.segment].request) & 1U) != 0) {
     ++k.segment;
@@ -216,7 +240,7 @@ void StepMachine::move_on(State& s, std::uint32_t t) const {
 
 void StepMachine::abandon(State& s, std::uint32_t t) const {
   Task& k = s.tasks[t];
-  k.abandoned |= 1U << programs_[t].segments[k.segment].request;
+  k.abandoned |= 1U << programs_[t].resolved[k.segment].request;
   k.phase = TaskPhase::kRunning;
   ++k.segment;
   move_on(s, t);
@@ -224,7 +248,7 @@ void StepMachine::abandon(State& s, std::uint32_t t) const {
 
 void StepMachine::finish_segment(State& s, std::uint32_t t, Effect& e) const {
   Task& k = s.tasks[t];
-  const Segment seg = programs_[t].segments[k.segment];
+  const SegmentSteps& seg = programs_[t].resolved[k.segment];
   if (seg.direction == Direction::kAcquire) {
     e.entered.push_back({t, seg.request});
     s.in_critical.push_back({t, seg.request});
@@ -239,8 +263,7 @@ void StepMachine::continue_granted(State& s, std::span<const impl::LockEntry> gr
     Task& other = s.tasks[u];
     other.phase = TaskPhase::kRunning;
     e.granted.push_back(u);
-    const auto& plan = programs_[u].requests[programs_[u].segments[other.segment].request].plan->steps;
-    if (++other.step == plan.size()) finish_segment(s, u, e);
+    if (++other.step == programs_[u].resolved[other.segment].size) finish_segment(s, u, e);
   }
 }
 
@@ -260,23 +283,14 @@ void StepMachine::apply(State& s, std::uint32_t t, Effect& e, bool check_invaria
   apply(s, t, next_action(s, t), e, check_invariants);
 }
 
-void StepMachine::apply(State& s, std::uint32_t t, const Action& a, Effect& e, bool check_invariants) const {
-  e.granted.clear();
-  e.entered.clear();
-  e.broken_invariant.reset();
+void StepMachine::apply_other(State& s, std::uint32_t t, const Action& a, Effect& e) const {
   Task& k = s.tasks[t];
   const impl::TaskId id = request_id(t, a.request);
-  const std::size_t plan_size = programs_[t].requests[a.request].plan->steps.size();
+  const std::uint32_t plan_size = programs_[t].resolved[k.segment].size;  // the action is on the current segment
   switch (a.kind) {
     case StepKind::kAcquire:
-      if (s.locks[a.lock].acquire(scheme(), id, a.mode) == impl::AcquireOutcome::kQueued) {
-        e.outcome = StepOutcome::kQueued;
-        k.phase = TaskPhase::kWaiting;
-        break;
-      }
-      e.outcome = StepOutcome::kGranted;
-      if (++k.step == plan_size) finish_segment(s, t, e);
-      break;
+    case StepKind::kRelease:
+      break;  // apply() takes these inline
     case StepKind::kTry:
       if (s.locks[a.lock].try_acquire(scheme(), id, a.mode)) {
         e.outcome = StepOutcome::kGranted;
@@ -300,23 +314,17 @@ void StepMachine::apply(State& s, std::uint32_t t, const Action& a, Effect& e, b
       release_lock(s, a.lock, id, e);
       if (--k.step == 0) abandon(s, t);
       break;
-    case StepKind::kRelease:
-      e.outcome = StepOutcome::kReleased;
-      if (k.step == 0) {  // the critical section ends with the first release
-        const Holding mine{t, a.request};
-        s.in_critical.erase(std::find(s.in_critical.begin(), s.in_critical.end(), mine));
-      }
-      release_lock(s, a.lock, id, e);
-      if (++k.step == plan_size) {
-        ++k.segment;
-        move_on(s, t);
-      }
-      break;
   }
-  if (check_invariants) {
-    std::string broken = s.locks[a.lock].check_invariants(scheme());
-    if (!broken.empty()) e.broken_invariant = fmt::format("lock {}: {}", lock_name(a.lock), broken);
-  }
+}
+
+void StepMachine::leave_critical(State& s, std::uint32_t t, std::uint32_t request) const {
+  const Holding mine{t, request};
+  s.in_critical.erase(std::find(s.in_critical.begin(), s.in_critical.end(), mine));
+}
+
+void StepMachine::check_lock(const State& s, std::uint32_t lock, Effect& e) const {
+  std::string broken = s.locks[lock].check_invariants(scheme());
+  if (!broken.empty()) e.broken_invariant = fmt::format("lock {}: {}", lock_name(lock), broken);
 }
 
 std::optional<StepMachine::Violation> StepMachine::violation(const State& s, const Effect& e) const {
@@ -371,6 +379,7 @@ bool StepMachine::has_incompatible_waiters(const State& s, std::uint32_t t) cons
   for (std::size_t i = 0; i < to; ++i) {
     if (waited_for(steps[i])) return true;
   }
+  if (program.requests.size() == 1) return false;  // no other request of t can be held
   for (const Holding& h : s.in_critical) {
     if (h.task != t || h.request == program.segments[k.segment].request) continue;
     for (const auto& step : program.requests[h.request].plan->steps) {

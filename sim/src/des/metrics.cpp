@@ -43,23 +43,6 @@ void Metrics::reset(std::size_t tasks, RunResult& result) {
   active_locks_ = 0;
 }
 
-void Metrics::lock_request(RunResult& r, bool lock_was_idle) {
-  ++r.metrics.lock_requests;
-  if (lock_was_idle) {
-    ++active_locks_;
-    r.metrics.max_lock_table = std::max(r.metrics.max_lock_table, active_locks_);
-  }
-}
-
-void Metrics::bypass(RunResult& r, std::uint32_t task) {
-  ++r.metrics.bypasses;
-  r.metrics.max_bypassed = std::max(r.metrics.max_bypassed, ++bypassed_[task]);
-}
-
-void Metrics::granted_over(RunResult& r, std::span<const impl::LockEntry> queued) {
-  for (const auto& w : queued) bypass(r, task_of(w.task));
-}
-
 void Metrics::granted_from_queue(RunResult& r, std::span<const impl::LockEntry> before,
                                  std::span<const impl::LockEntry> granted, std::span<const impl::LockEntry> after) {
   for (const auto& g : granted) {
@@ -70,16 +53,6 @@ void Metrics::granted_from_queue(RunResult& r, std::span<const impl::LockEntry> 
       }
     }
   }
-}
-
-void Metrics::started_waiting(RunResult& r, std::uint32_t task) {
-  ++r.metrics.waits;
-  bypassed_[task] = 0;
-}
-
-void Metrics::completed(RunResult& r, double latency) {
-  latencies_.push_back(latency);
-  ++r.metrics.tasks_completed;
 }
 
 void Metrics::finish(RunResult& r, double makespan) {

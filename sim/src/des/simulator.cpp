@@ -58,10 +58,21 @@ class Simulator::Impl {
   // --- setup -------------------------------------------------------------------
   void load() {
     machine_.clear_tasks();
-    used_locks_.clear();
+    // Distinct locks, by marking each lock with this run's number (no sort).
+    if (++run_mark_ == 0) {  // wrapped: forget every old mark
+      std::fill(lock_mark_.begin(), lock_mark_.end(), 0);
+      run_mark_ = 1;
+    }
+    std::size_t distinct = 0;
     for (const auto& script : schedule_->tasks) {
       const std::uint32_t t = machine_.add_task(script.op);
-      for (const auto& step : machine_.task_request(t, 0).plan->steps) used_locks_.push_back(step.lock);
+      if (lock_mark_.size() < machine_.lock_count()) lock_mark_.resize(machine_.lock_count(), 0);
+      for (const auto& step : machine_.task_request(t, 0).plan->steps) {
+        if (lock_mark_[step.lock] != run_mark_) {
+          lock_mark_[step.lock] = run_mark_;
+          ++distinct;
+        }
+      }
     }
     // After a completed run every lock is idle again: only a stopped run
     // leaves queues to clear (a reset walks every lock ever seen).
@@ -84,9 +95,7 @@ class Simulator::Impl {
     seq_ = 0;
     now_ = 0;
     last_release_ = 0;
-    std::sort(used_locks_.begin(), used_locks_.end());
-    result_.metrics.distinct_locks =
-        static_cast<std::size_t>(std::unique(used_locks_.begin(), used_locks_.end()) - used_locks_.begin());
+    result_.metrics.distinct_locks = distinct;
   }
 
   void push(double time, EventKind kind, std::uint32_t task) {
@@ -214,13 +223,16 @@ class Simulator::Impl {
     while (state_.tasks[t].phase != TaskPhase::kDone) {
       const auto a = machine_.next_action(state_, t);
       const impl::LockQueue& q = state_.locks[a.lock];
-      queued_.assign(q.waiters().begin(), q.waiters().end());
+      const bool had_waiters = !q.waiters().empty();  // else the step grants nobody
+      if (had_waiters) queued_.assign(q.waiters().begin(), q.waiters().end());
       if (!step(t, a)) return;
-      metrics_.granted_from_queue(result_, queued_, effect_.lock_granted, q.waiters());
-      for (const auto& g : effect_.lock_granted) {
-        report_.record(now_, des::TraceKind::kGrant, task_of(g.task), a.lock, g.mode);
+      if (had_waiters) {
+        metrics_.granted_from_queue(result_, queued_, effect_.lock_granted, q.waiters());
+        for (const auto& g : effect_.lock_granted) {
+          report_.record(now_, des::TraceKind::kGrant, task_of(g.task), a.lock, g.mode);
+        }
+        granted_.insert(granted_.end(), effect_.granted.begin(), effect_.granted.end());
       }
-      granted_.insert(granted_.end(), effect_.granted.begin(), effect_.granted.end());
       metrics_.lock_idle(q.idle());
     }
     metrics_.completed(result_, now_ - arrival_[t]);
@@ -252,7 +264,8 @@ class Simulator::Impl {
   const Schedule* schedule_ = nullptr;
   RunResult result_;
 
-  std::vector<std::uint32_t> used_locks_;
+  std::vector<std::uint32_t> lock_mark_;  // by lock: the last run that used it
+  std::uint32_t run_mark_ = 0;
   std::vector<Event> events_;  // a min-heap on (time, seq)
   std::uint64_t seq_ = 0;
   double now_ = 0;

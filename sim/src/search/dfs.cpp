@@ -2,7 +2,9 @@
 
 #include "dfs.hpp"
 
-#include <unordered_map>
+#include <memory>
+
+#include "key_map.hpp"
 
 namespace pathlock::sim::search {
 
@@ -11,16 +13,16 @@ namespace {
 using State = StepMachine::State;
 
 constexpr std::uint64_t kProgressEvery = 1U << 16;
-constexpr std::uint64_t kEntryOverhead = 72;  // hash node, string header, sleep mask
+constexpr std::uint64_t kEntryOverhead = 72;  // a table slot (24 bytes, the table a quarter to half full)
 
 class Dfs {
  public:
   Dfs(const StepMachine& m, const ExploreOptions& o, ExploreResult& r) : m_(m), o_(o), r_(r) {}
 
   // Returns false to stop (a failure, or a limit).
-  bool visit(State& s, std::uint32_t sleep) {
-    std::vector<std::uint8_t> perm;
-    std::string k = m_.key(s, o_.symmetry, &perm);
+  bool visit(const State& s, std::uint32_t sleep, std::size_t depth) {
+    m_.key(s, o_.symmetry, key_, key_scratch_);
+    const auto& perm = key_scratch_.pos;  // valid until the children are visited
     const auto n = static_cast<std::uint32_t>(m_.task_count());
     const auto to_canonical = [&](std::uint32_t mask) {
       std::uint32_t out = 0;
@@ -41,10 +43,10 @@ class Dfs {
       if (m_.enabled(s, t)) todo |= 1U << t;
     }
     const std::uint32_t sleep_c = to_canonical(sleep);
-    auto it = visited_.find(k);
-    if (it == visited_.end()) {
-      if (!admit(k.size())) return false;
-      visited_.emplace(std::move(k), sleep_c);
+    // Stored before it is admitted: a state over a limit ends the search.
+    const auto [slept, fresh] = visited_.try_emplace(key_, sleep_c);
+    if (fresh) {
+      if (!admit(key_.size())) return false;
       if (o_.check_deadlock && m_.stuck(s)) {
         r_.verdict = Verdict::kDeadlock;
         return false;
@@ -52,18 +54,19 @@ class Dfs {
       todo &= ~sleep;
     } else {
       // Godefroid: explore only what the earlier visit slept on and we do not.
-      const std::uint32_t extra = it->second & ~sleep_c;
+      const std::uint32_t extra = *slept & ~sleep_c;
       if (extra == 0) return true;
-      it->second &= sleep_c;
+      *slept &= sleep_c;
       todo &= from_canonical(extra);
     }
     std::uint32_t done = 0;
     for (std::uint32_t t = 0; t < n; ++t) {
       if (((todo >> t) & 1U) == 0) continue;
-      State child = s;
-      const auto effect = m_.apply(child, t);
+      State& child = child_at(depth);
+      child = s;  // copy-assignment: the buffers of this depth's child are reused
+      m_.apply(child, t, effect_, true);
       ++r_.transitions;
-      if (const auto failure = step_failure(m_, child, effect, o_.check_safety ? SafetyCheck::kOn : SafetyCheck::kOff)) {
+      if (const auto failure = step_failure(m_, child, effect_, o_.check_safety ? SafetyCheck::kOn : SafetyCheck::kOff)) {
         r_.verdict = *failure;
         return false;
       }
@@ -74,7 +77,7 @@ class Dfs {
           if (((candidates >> u) & 1U) && m_.enabled(s, u) && m_.independent(s, t, u)) child_sleep |= 1U << u;
         }
       }
-      if (!visit(child, child_sleep)) return false;
+      if (!visit(child, child_sleep, depth + 1)) return false;
       done |= 1U << t;
     }
     return true;
@@ -96,18 +99,29 @@ class Dfs {
     return false;
   }
 
+  // The state after a step taken at `depth`: one per depth, reused, so a
+  // step copies into warm buffers instead of allocating a state.
+  State& child_at(std::size_t depth) {
+    while (children_.size() <= depth) children_.push_back(std::make_unique<State>());
+    return *children_[depth];
+  }
+
   const StepMachine& m_;
   const ExploreOptions& o_;
   ExploreResult& r_;
-  std::unordered_map<std::string, std::uint32_t> visited_;  // key -> sleep set (canonical); never iterated
+  std::vector<std::unique_ptr<State>> children_;  // by depth
+  StepMachine::Effect effect_;                    // of the step just taken; read before recursing
+  std::string key_;                               // of the state being visited; read before recursing
+  StepMachine::KeyScratch key_scratch_;
+  KeyMap<std::uint32_t> visited_;  // key -> sleep set (canonical)
 };
 
 }  // namespace
 
 void depth_first(const StepMachine& m, const ExploreOptions& options, ExploreResult& result) {
   Dfs dfs(m, options, result);
-  State s = m.initial();
-  dfs.visit(s, 0);
+  const State s = m.initial();
+  dfs.visit(s, 0, 0);
 }
 
 }  // namespace pathlock::sim::search

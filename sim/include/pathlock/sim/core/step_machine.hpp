@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <span>
 #include <string>
 #include <vector>
@@ -101,11 +102,23 @@ struct TaskRequest {
   WithdrawStyle withdraw = WithdrawStyle::kNever;
 };
 
+// What a segment's steps are, resolved from its request once, so that a
+// step reads one record instead of following program, request and plan.
+struct SegmentSteps {
+  const CompiledStep* steps = nullptr;  // the request's plan, in acquisition order
+  std::uint32_t size = 0;
+  std::uint8_t request = 0;
+  Direction direction = Direction::kAcquire;
+  StepKind acquire = StepKind::kAcquire;  // kTry for a try-acquire request
+  WithdrawStyle withdraw = WithdrawStyle::kNever;
+};
+
 // A task's program: its requests and the order its segments run in.
 struct TaskProgram {
   std::vector<TaskRequest> requests;
   std::vector<Segment> segments;
-  std::uint32_t symmetry_class = 0;  // the first task with the same program
+  std::vector<SegmentSteps> resolved;  // by segment; derived from the two above
+  std::uint32_t symmetry_class = 0;    // the first task with the same program
 };
 
 class StepMachine {
@@ -180,7 +193,7 @@ class StepMachine {
   bool enabled(const State& s, std::uint32_t t) const noexcept {
     const Task& k = s.tasks[t];
     return k.phase == TaskPhase::kRunning || k.phase == TaskPhase::kRollingBack ||
-           (k.phase == TaskPhase::kWaiting && task_request(t, current_request(k, t)).withdraw == WithdrawStyle::kWhileWaiting);
+           (k.phase == TaskPhase::kWaiting && programs_[t].resolved[k.segment].withdraw == WithdrawStyle::kWhileWaiting);
   }
   // Enabled for progress, not merely to give up: preemption counts use this.
   bool can_progress(const State& s, std::uint32_t t) const noexcept {
@@ -193,17 +206,14 @@ class StepMachine {
   // REQUIRES: enabled(s, t).
   Action next_action(const State& s, std::uint32_t t) const {
     const Task& k = s.tasks[t];
-    const TaskProgram& program = programs_[t];
-    const Segment seg = program.segments[k.segment];
-    const TaskRequest& req = program.requests[seg.request];
-    const auto& steps = req.plan->steps;
-    const auto at = [&](StepKind kind, std::size_t i) { return Action{kind, steps[i].lock, steps[i].mode, seg.request}; };
+    const SegmentSteps& seg = programs_[t].resolved[k.segment];
+    const auto at = [&](StepKind kind, std::size_t i) {
+      return Action{kind, seg.steps[i].lock, seg.steps[i].mode, seg.request};
+    };
     if (k.phase == TaskPhase::kWaiting) return at(StepKind::kWithdraw, k.step);
     if (k.phase == TaskPhase::kRollingBack) return at(StepKind::kRollback, k.step - 1U);
-    if (seg.direction == Direction::kAcquire) {
-      return at(req.acquire == AcquireStyle::kTry ? StepKind::kTry : StepKind::kAcquire, k.step);
-    }
-    return at(StepKind::kRelease, steps.size() - 1 - k.step);
+    if (seg.direction == Direction::kAcquire) return at(seg.acquire, k.step);
+    return at(StepKind::kRelease, seg.size - 1U - k.step);
   }
   // REQUIRES: enabled(s, t). `check_invariants`: run LockQueue's on the
   // touched lock and report into the effect.
@@ -211,7 +221,36 @@ class StepMachine {
   // Same, reusing `effect`'s buffers (the simulator's hot path).
   void apply(State& s, std::uint32_t t, Effect& effect, bool check_invariants) const;
   // Same, with `action` == next_action(s, t) already in hand.
-  void apply(State& s, std::uint32_t t, const Action& action, Effect& effect, bool check_invariants) const;
+  // The commonest steps, a blocking acquire and a release, are taken
+  // inline: the simulator's and the searches' inner loops.
+  void apply(State& s, std::uint32_t t, const Action& action, Effect& effect, bool check_invariants) const {
+    effect.granted.clear();
+    effect.entered.clear();
+    effect.broken_invariant.reset();
+    Task& k = s.tasks[t];
+    const SegmentSteps& seg = programs_[t].resolved[k.segment];  // the action is on the current segment
+    if (action.kind == StepKind::kAcquire) {
+      if (s.locks[action.lock].acquire(scheme_, request_id(t, action.request), action.mode) ==
+          impl::AcquireOutcome::kQueued) {
+        effect.outcome = StepOutcome::kQueued;
+        k.phase = TaskPhase::kWaiting;
+      } else {
+        effect.outcome = StepOutcome::kGranted;
+        if (++k.step == seg.size) finish_segment(s, t, effect);
+      }
+    } else if (action.kind == StepKind::kRelease) {
+      effect.outcome = StepOutcome::kReleased;
+      if (k.step == 0) leave_critical(s, t, action.request);  // the critical section ends with the first release
+      release_lock(s, action.lock, request_id(t, action.request), effect);
+      if (++k.step == seg.size) {
+        ++k.segment;
+        move_on(s, t);
+      }
+    } else {
+      apply_other(s, t, action, effect);
+    }
+    if (check_invariants) check_lock(s, action.lock, effect);
+  }
   std::optional<Violation> violation(const State& s, const Effect& e) const;
   // Whether t's and u's next steps commute in s (both enabled, t != u).
   bool independent(const State& s, std::uint32_t t, std::uint32_t u) const;
@@ -247,6 +286,14 @@ class StepMachine {
   // The state as bytes; with `symmetry`, in canonical task order, and
   // perm[t] = t's canonical position.
   std::string key(const State& s, bool symmetry, std::vector<std::uint8_t>* perm = nullptr) const;
+  // The same into `out`, reusing buffers (a search builds one key per
+  // state); afterwards scratch.pos is the permutation.
+  struct KeyScratch {
+    std::vector<std::uint32_t> order;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> signature;
+    std::vector<std::uint8_t> pos;
+  };
+  void key(const State& s, bool symmetry, std::string& out, KeyScratch& scratch) const;
 
   // --- structure and text for reports ---------------------------------------
   std::uint32_t current_request(const Task& k, std::uint32_t t) const noexcept {
@@ -270,6 +317,12 @@ class StepMachine {
 
  private:
   struct PlanCache;
+  static void resolve(TaskProgram& program);
+  // apply() for a try, a withdrawal and a rollback step.
+  void apply_other(State& s, std::uint32_t t, const Action& a, Effect& e) const;
+  void leave_critical(State& s, std::uint32_t t, std::uint32_t request) const;
+  // LockQueue::check_invariants on `lock`, into the effect.
+  void check_lock(const State& s, std::uint32_t lock, Effect& e) const;
   const CompiledPlan& compile(const Planner& planner, const model::Operation& op);
   std::uint32_t intern(const model::Path& p);
   void finish_segment(State& s, std::uint32_t t, Effect& e) const;
