@@ -119,6 +119,36 @@ TEST(RuntimeLocks, SleepingMutexPassesExhaustiveSearchWithTwoPreemptions) {
   }
 }
 
+// The lock's rule: no blocking call while a spin lock is held (a sleeping
+// holder makes everyone who wants the spin lock spin as long). The waker of
+// PathLock once took a waiter's mutex under the shard's spin lock.
+TEST(RuntimeLocks, ABlockingCallUnderASpinLockBreaksTheRule) {
+  struct Shared {
+    P::SpinLock spin;
+    P::Mutex mutex;
+  };
+  const auto make = [](bool under) {
+    return [under] {
+      auto shared = std::make_shared<Shared>();
+      Program program;
+      program.threads.push_back([shared, under] {
+        shared->spin.lock();
+        if (under) shared->mutex.lock();
+        shared->spin.unlock();
+        if (!under) shared->mutex.lock();
+        shared->mutex.unlock();
+      });
+      return program;
+    };
+  };
+  const ExploreResult bad = dfs(make(true), 0);
+  ASSERT_EQ(bad.outcome, ExploreOutcome::kFailureFound);
+  EXPECT_NE(bad.first_bad_run->detail.find("a blocking call (mutex at"), std::string::npos)
+      << bad.first_bad_run->detail;
+  EXPECT_NE(bad.first_bad_run->detail.find("while holding a spin lock"), std::string::npos);
+  EXPECT_EQ(dfs(make(false), 0).outcome, ExploreOutcome::kAllPassed);
+}
+
 TEST(RuntimeLocks, LostWakeupIsFoundAsADeadlockNamingTheConditionVariable) {
   const ExploreResult r =
       dfs([] { return contend(2, std::make_shared<SleepingMutex<P>>(Wakeup::kLostWakeupRace)); }, 2);

@@ -141,8 +141,16 @@ bool Executor::can_step(const LogicalThread& t) const noexcept {
          (t.pending.wait_word == nullptr || *t.pending.wait_word == t.pending.wait_value);
 }
 
+void Executor::broke_rule(std::string what) {
+  if (!broken_rule_) broken_rule_ = std::move(what);
+}
+
 void Executor::schedule(std::uint32_t from, Lock& lock) {
   (void)lock;
+  if (broken_rule_) {
+    end_run(RunOutcome::kPropertyViolated, "at step " + std::to_string(result_.trace.size()) + ": " + *broken_rule_);
+    return;
+  }
   if (from != kNoThread && program_.after_each_step) {
     if (std::optional<std::string> violation = program_.after_each_step()) {
       end_run(RunOutcome::kPropertyViolated, "after step " + std::to_string(result_.trace.size()) + ": " + *violation);

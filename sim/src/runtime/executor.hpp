@@ -9,6 +9,8 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -29,6 +31,7 @@ struct LogicalThread {
   bool spinning_idle = false;
   std::uint64_t changes_at_last_yield = UINT64_MAX;
   std::uint32_t wake = 0;  // a condition variable's wait ends when 1
+  std::uint32_t spin_locks_held = 0;  // a blocking call under one breaks the runtime's rule
   bool timed_out = false;
   std::uint64_t task_ids = 0;
 };
@@ -44,6 +47,9 @@ class Executor {
   void wrote() noexcept;
   // An allocation inside an injection scope: whether the strategy fails it.
   bool allocation_fails();
+  // A rule of the code under test broken inside a step (a blocking call
+  // under a spin lock): the run ends as kPropertyViolated at the next point.
+  void broke_rule(std::string what);
 
   std::uint32_t current() const noexcept { return current_; }
   LogicalThread& thread(std::uint32_t index) { return threads_[index]; }
@@ -76,6 +82,7 @@ class Executor {
   std::size_t allocation_failures_left_ = 0;
   std::vector<Choice> options_buffer_;
   std::exception_ptr thrown_;
+  std::optional<std::string> broken_rule_;
   RunResult result_;
 };
 

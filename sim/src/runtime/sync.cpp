@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <exception>
+#include <string>
+#include <string_view>
 
+#include "executor.hpp"
 #include "pathlock/sim/runtime/runtime.hpp"
 
 namespace pathlock::sim::runtime::detail {
@@ -10,6 +13,19 @@ namespace pathlock::sim::runtime::detail {
 namespace {
 // The owner of a lock taken outside any run (building or checking state).
 constexpr std::uint32_t kOutsideRun = kNoThread - 1;
+
+bool is_spin_lock(const LockState& state) noexcept { return std::string_view(state.kind) == "spin lock"; }
+
+// A spin lock is held for a few instructions and never across a blocking
+// call: a thread that sleeps holding one makes every other thread that
+// wants it spin for as long.
+void check_not_under_spin_lock(Executor& executor, const char* call, const Where& where) {
+  LogicalThread& me = executor.thread(thread_index(executor));
+  if (me.spin_locks_held != 0) {
+    executor.broke_rule(std::string("a blocking call (") + call + " at " + where.file_name() + ":" +
+                        std::to_string(where.line()) + ") while holding a spin lock");
+  }
+}
 }  // namespace
 
 void lock(LockState& state, const Where& where) {
@@ -19,15 +35,18 @@ void lock(LockState& state, const Where& where) {
     state.owner = kOutsideRun;
     return;
   }
+  if (!is_spin_lock(state)) check_not_under_spin_lock(*executor, state.kind, where);
   step(*executor, Operation{.what = "lock", .where = where, .wait_word = &state.owner, .wait_value = kNoThread,
                             .object = state.kind, .object_declared = state.declared});
   state.owner = thread_index(*executor);
+  if (is_spin_lock(state)) ++executor->thread(state.owner).spin_locks_held;
   wrote(*executor);
 }
 
 void unlock(LockState& state, const Where& where) {
   if (Executor* executor = active_executor()) {
     step(*executor, Operation{.what = "unlock", .where = where, .object = state.kind, .object_declared = state.declared});
+    if (is_spin_lock(state) && state.owner != kNoThread) --executor->thread(state.owner).spin_locks_held;
     state.owner = kNoThread;
     wrote(*executor);
     return;
@@ -48,6 +67,7 @@ std::cv_status wait(CondVarState& cv, LockState& mutex, const std::chrono::nanos
     if (deadline == nullptr) std::terminate();
     return std::cv_status::timeout;
   }
+  check_not_under_spin_lock(*executor, "condition variable wait", where);
   step(*executor, Operation{.what = "wait: release the mutex", .where = where, .object = "condition variable",
                             .object_declared = cv.declared});
   const std::uint32_t me = thread_index(*executor);
