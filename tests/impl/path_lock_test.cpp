@@ -349,3 +349,45 @@ TEST(PathLockEviction, EntriesComeAndGoUnderChurn) {
 
 }  // namespace
 }  // namespace pathlock
+
+namespace pathlock {
+namespace {
+
+// NESTING: a blocking acquire by a thread that holds a guard of the same
+// lock is reported, naming both requests, before anything is taken; one that
+// can give up (a deadline, a stop token, a try) is not, nor is another
+// thread's, nor one after the first guard is gone.
+TEST(PathLockNesting, AnUnsafeNestedAcquireIsReportedNamingBothRequests) {
+  using namespace std::chrono_literals;
+  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.unsafe_nesting = UnsafeNesting::kThrow});
+  auto outer = lock.read(model::Path::parse("/a/x"));
+  ASSERT_TRUE(outer);
+  const auto inner = model::read(model::Path::parse("/a/y")).request();
+  try {
+    auto g = lock.acquire(inner);
+    FAIL() << "not reported";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("R{/a/x}"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("R{/a/y}"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(lock.active_locks(), 3U);  // only the outer guard's: the report took nothing
+  EXPECT_TRUE(lock.acquire_for(inner, 10ms));
+  EXPECT_TRUE(lock.try_acquire(inner));
+  std::stop_source stop;
+  EXPECT_TRUE(lock.acquire(inner, stop.get_token()));
+  std::thread other([&] { EXPECT_TRUE(lock.acquire(inner)); });  // another thread holds nothing
+  other.join();
+  outer.release();
+  EXPECT_TRUE(lock.acquire(inner));
+}
+
+TEST(PathLockNesting, ReportedByDefaultOnlyInDebugBuilds) {
+#ifdef NDEBUG
+  EXPECT_EQ(PathLockOptions{}.unsafe_nesting, UnsafeNesting::kIgnore);
+#else
+  EXPECT_EQ(PathLockOptions{}.unsafe_nesting, UnsafeNesting::kAbort);
+#endif
+}
+
+}  // namespace
+}  // namespace pathlock

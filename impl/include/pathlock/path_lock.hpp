@@ -46,7 +46,12 @@
 // queues it behind the writer, which waits for the thread's first read: a
 // cycle through the writer. Two plans taken one after the other are not one
 // plan in increasing order, which is what the deadlock-freedom theorem needs.
-// The lock does not detect this.
+// A nested acquire is safe when it cannot wait forever: try_acquire, a
+// deadline, or a stop token. PathLockOptions::unsafe_nesting reports the
+// other kind, a blocking acquire (no deadline, no stop token) by a thread
+// that holds a guard of the same lock, naming both requests: by default it
+// aborts in debug builds (as absl's deadlock detection does) and is off in
+// release builds, where tracking holders would cost every acquire.
 //
 // FAIRNESS. Each lock is an impl::LockQueue: FIFO among conflicting requests.
 // A request is granted at once iff its mode is compatible with every holder
@@ -124,9 +129,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "pathlock/impl/lock_queue.hpp"
@@ -145,10 +152,23 @@ enum class AcquireStatus {
 };
 std::string_view to_string(AcquireStatus status) noexcept;
 
+// What a blocking acquire by a thread that already holds a guard of the same
+// lock does (NESTING): it can deadlock even without a conflict.
+enum class UnsafeNesting : std::uint8_t {
+  kIgnore,  // not tracked (no cost)
+  kThrow,   // throws std::logic_error naming both requests, before taking anything
+  kAbort,   // prints both requests to stderr and aborts
+};
+
 struct PathLockOptions {
   std::size_t shards = 64;                    // rounded up to a power of two
   std::size_t max_idle_locks_per_shard = 64;  // idle entries kept, for reuse
   bool root_gate = true;                      // the root's fast path (ROOT GATE)
+#ifdef NDEBUG
+  UnsafeNesting unsafe_nesting = UnsafeNesting::kIgnore;
+#else
+  UnsafeNesting unsafe_nesting = UnsafeNesting::kAbort;
+#endif
 };
 
 namespace impl {
@@ -257,6 +277,20 @@ class BasicPathLock {
   std::string check_sleepers(const Node& node) const;
   std::string check_gate() const;
   Shard& shard_for(std::uint64_t hash) const noexcept;
+
+  // NESTING: the granted requests of guards alive, by owning thread, while
+  // options_.unsafe_nesting != kIgnore (a std::mutex: only ever held for a
+  // lookup, never across a lock step).
+  struct HeldRequest {
+    std::thread::id thread;
+    impl::TaskId task;
+    std::string text;
+  };
+  void check_nesting(const model::Request& request, WaitPolicy policy, const StopToken& stop);
+  void record_held(impl::TaskId task, const model::Request& request);
+  void forget_held(impl::TaskId task) noexcept;
+  std::mutex nesting_mu_;
+  std::vector<HeldRequest> held_requests_;
 
   const impl::Scheme& scheme_;
   PathLockOptions options_;

@@ -82,6 +82,7 @@ template <typename P>
 typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Request& request, WaitPolicy policy,
                                                                 typename Clock::time_point deadline,
                                                                 StopToken stop) {
+  if (options_.unsafe_nesting != UnsafeNesting::kIgnore) check_nesting(request, policy, stop);
   Guard guard(this, P::next_task_id());
   if (stop.stop_requested()) {
     guard.status_ = AcquireStatus::kCancelled;
@@ -171,6 +172,14 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
     guard.status_ = outcome;
     return guard;
   }
+  if (options_.unsafe_nesting != UnsafeNesting::kIgnore) {
+    try {
+      record_held(guard.id_, request);
+    } catch (...) {
+      guard.release();  // out of memory: the acquire fails holding nothing
+      throw;
+    }
+  }
   return guard;
 }
 
@@ -233,6 +242,7 @@ void BasicPathLock<P>::Guard::release() noexcept {
       const Held& h = held(i - 1);
       lock_->release_node(h.node, h.mode, id_);
     }
+    if (lock_->options_.unsafe_nesting != UnsafeNesting::kIgnore) lock_->forget_held(id_);
   }
   count_ = 0;
   heap_.clear();

@@ -12,10 +12,12 @@
 //   path_lock_waiter.hpp   spin-then-sleep, the wake protocol, stop callbacks
 //   path_lock_gate.hpp     the root gate: fast holders, close, drain, reopen
 //   path_lock_acquire.hpp  acquire, rollback, release, Guard
+//   path_lock_nesting.hpp  the report of unsafe nested acquisition
 //   path_lock_invariants.hpp  check_invariants()
 
 #include "pathlock/impl/path_lock_acquire.hpp"
 #include "pathlock/impl/path_lock_gate.hpp"
+#include "pathlock/impl/path_lock_nesting.hpp"
 #include "pathlock/impl/path_lock_invariants.hpp"
 #include "pathlock/impl/path_lock_table.hpp"
 #include "pathlock/impl/path_lock_waiter.hpp"
