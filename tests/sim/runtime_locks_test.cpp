@@ -131,13 +131,21 @@ TEST(RuntimeLocks, ABlockingCallUnderASpinLockBreaksTheRule) {
     return [under] {
       auto shared = std::make_shared<Shared>();
       Program program;
-      program.threads.push_back([shared, under] {
-        shared->spin.lock();
-        if (under) shared->mutex.lock();
-        shared->spin.unlock();
-        if (!under) shared->mutex.lock();
-        shared->mutex.unlock();
-      });
+      if (under) {
+        program.threads.push_back([shared] {
+          shared->spin.lock();
+          shared->mutex.lock();
+          shared->spin.unlock();
+          shared->mutex.unlock();
+        });
+      } else {
+        program.threads.push_back([shared] {
+          shared->spin.lock();
+          shared->spin.unlock();
+          shared->mutex.lock();
+          shared->mutex.unlock();
+        });
+      }
       return program;
     };
   };
