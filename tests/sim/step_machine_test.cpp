@@ -1,9 +1,12 @@
 // The one transition system: withdrawal, try-acquire, nesting and per-task
 // orders, each explored exhaustively; the reductions never change a verdict
 // on scenarios that use them; the incremental wait-for search agrees with a
-// search from every waiter.
+// search from every waiter; a whole release segment in one call equals its
+// steps.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
+
+#include <optional>
 
 #include "pathlock/model/conflict.hpp"
 #include "pathlock/model/error.hpp"
@@ -216,14 +219,30 @@ RC_GTEST_PROP(StepMachineProps, ReductionsPreserveVerdictsWithEveryKindOfStep, (
   if (full.verdict == Verdict::kSafeAndDeadlockFree) RC_ASSERT(reduced_por.states == full.states);
 }
 
+// 2 to 4 tasks of 1 or 2 requests in random styles; inside a property.
+Scenario gen_styled_scenario() {
+  Scenario s;
+  s.tasks = *rc::gen::container<std::vector<ScenarioTask>>(
+      *rc::gen::inRange<std::size_t>(2, 5),
+      rc::gen::container<ScenarioTask>(*rc::gen::inRange<std::size_t>(1, 3), gen_styled_request()));
+  return s;
+}
+
+// The scheduler's pick among the tasks enabled in `state`; none if none is.
+std::optional<std::uint32_t> pick_enabled(const StepMachine& m, const StepMachine::State& state,
+                                          RandomScheduler& scheduler, std::size_t step) {
+  std::vector<std::uint32_t> runnable;
+  for (std::uint32_t t = 0; t < m.task_count(); ++t) {
+    if (m.enabled(state, t)) runnable.push_back(t);
+  }
+  if (runnable.empty()) return std::nullopt;
+  return scheduler.pick(runnable, step);
+}
+
 // The incremental search (from the new waiter only) finds a cycle whenever a
 // search from every waiter does, on random runs of scenarios that deadlock.
 RC_GTEST_PROP(StepMachineProps, IncrementalCycleSearchAgreesWithFullSearch, (std::uint64_t seed)) {
-  const auto tasks = *rc::gen::container<std::vector<ScenarioTask>>(
-      *rc::gen::inRange<std::size_t>(2, 5),
-      rc::gen::container<ScenarioTask>(*rc::gen::inRange<std::size_t>(1, 3), gen_styled_request()));
-  Scenario s;
-  s.tasks = tasks;
+  const Scenario s = gen_styled_scenario();
   static const impl::Scheme request_order = testing::request_order_variant();
   const SchemePlanner planner(request_order);
   const StepMachine m(planner, s);
@@ -231,14 +250,10 @@ RC_GTEST_PROP(StepMachineProps, IncrementalCycleSearchAgreesWithFullSearch, (std
   scheduler.begin(seed, m.task_count(), run_length(m));
   auto state = m.initial();
   bool cycle_seen = false;
-  std::vector<std::uint32_t> runnable;
   for (std::size_t step = 0;; ++step) {
-    runnable.clear();
-    for (std::uint32_t t = 0; t < m.task_count(); ++t) {
-      if (m.enabled(state, t)) runnable.push_back(t);
-    }
-    if (runnable.empty()) break;
-    const std::uint32_t t = scheduler.pick(runnable, step);
+    const auto picked = pick_enabled(m, state, scheduler, step);
+    if (!picked) break;
+    const std::uint32_t t = *picked;
     const auto effect = m.apply(state, t);
     if (step_failure(m, state, effect)) break;
     if (effect.outcome != StepMachine::StepOutcome::kQueued) continue;
@@ -249,6 +264,74 @@ RC_GTEST_PROP(StepMachineProps, IncrementalCycleSearchAgreesWithFullSearch, (std
     cycle_seen = cycle_seen || through;
   }
   RC_TAG(cycle_seen ? "cycle" : "no cycle");
+}
+
+// release_segment (a whole request's release in one call, the simulator's)
+// leaves the state, the grants and the requests entered exactly as apply()
+// step by step does, lock by lock, on random runs of random scenarios.
+RC_GTEST_PROP(StepMachineProps, ReleaseSegmentEqualsItsSteps, (std::uint64_t seed)) {
+  const Scenario s = gen_styled_scenario();
+  const SchemePlanner planner(joined());
+  const StepMachine m(planner, s);
+  RandomScheduler scheduler;
+  scheduler.begin(seed, m.task_count(), run_length(m));
+  auto state = m.initial();
+  const auto queues = [](const StepMachine::State& x) {
+    std::vector<std::vector<impl::LockEntry>> out;
+    for (const auto& q : x.locks) {
+      out.emplace_back(q.holders().begin(), q.holders().end());
+      out.emplace_back(q.waiters().begin(), q.waiters().end());
+    }
+    return out;
+  };
+  bool compared = false;
+  for (std::size_t step = 0;; ++step) {
+    const auto picked = pick_enabled(m, state, scheduler, step);
+    if (!picked) break;
+    const std::uint32_t t = *picked;
+    const StepMachine::Action a = m.next_action(state, t);
+    if (a.kind == StepKind::kRelease && state.tasks[t].phase == TaskPhase::kRunning) {
+      // Step by step until the segment is done, on a copy.
+      auto stepped = state;
+      const auto segment = stepped.tasks[t].segment;
+      std::vector<std::uint32_t> locks;
+      std::vector<std::vector<impl::LockEntry>> lock_grants;
+      std::vector<std::uint32_t> granted;
+      std::vector<StepMachine::Holding> entered;
+      while (stepped.tasks[t].segment == segment && stepped.tasks[t].phase == TaskPhase::kRunning) {
+        locks.push_back(m.next_action(stepped, t).lock);
+        const auto e = m.apply(stepped, t);
+        RC_ASSERT(!e.broken_invariant.has_value());
+        lock_grants.emplace_back(e.lock_granted.begin(), e.lock_granted.end());
+        granted.insert(granted.end(), e.granted.begin(), e.granted.end());
+        entered.insert(entered.end(), e.entered.begin(), e.entered.end());
+      }
+      StepMachine::Effect e;
+      std::vector<std::uint32_t> before_locks;
+      std::vector<std::uint32_t> after_locks;
+      std::vector<std::vector<impl::LockEntry>> after_grants;
+      m.release_segment(state, t, e, true, [&](std::uint32_t lock) { before_locks.push_back(lock); },
+                        [&](std::uint32_t lock) {
+                          after_locks.push_back(lock);
+                          after_grants.emplace_back(e.lock_granted.begin(), e.lock_granted.end());
+                        });
+      RC_ASSERT(!e.broken_invariant.has_value());
+      RC_ASSERT(e.outcome == StepMachine::StepOutcome::kReleased);
+      RC_ASSERT(before_locks == locks);
+      RC_ASSERT(after_locks == locks);
+      RC_ASSERT(after_grants == lock_grants);
+      RC_ASSERT(e.granted == granted);
+      RC_ASSERT(e.entered == entered);
+      RC_ASSERT(state.tasks == stepped.tasks);
+      RC_ASSERT(state.in_critical == stepped.in_critical);
+      RC_ASSERT(queues(state) == queues(stepped));
+      compared = true;
+      continue;
+    }
+    const auto effect = m.apply(state, t);
+    if (step_failure(m, state, effect)) break;
+  }
+  RC_TAG(compared ? "released" : "no release");
 }
 
 RC_GTEST_PROP(LineageFilterProps, NoMayConflictMeansNoConflict, (const model::Request& a, const model::Request& b)) {

@@ -269,7 +269,14 @@ void StepMachine::continue_granted(State& s, std::span<const impl::LockEntry> gr
 
 void StepMachine::release_lock(State& s, std::uint32_t lock, impl::TaskId id, Effect& e) const {
   e.lock_granted.clear();
-  s.locks[lock].release(scheme(), id, e.lock_granted);
+  // The queue's own list of the newly granted, not release(granted): that
+  // one counts the grants ahead to reserve the list, and misses the inline
+  // path of a lone holder leaving an empty queue (the commonest release).
+  impl::LockQueue& q = s.locks[lock];
+  const std::size_t count = q.release_granting(scheme(), id).count;
+  if (count == 0) return;
+  const auto fresh = q.last_granted(count);
+  e.lock_granted.assign(fresh.begin(), fresh.end());
   continue_granted(s, e.lock_granted, e);
 }
 

@@ -220,20 +220,30 @@ class Simulator::Impl {
   void release(std::uint32_t t) {
     report_.record(now_, des::TraceKind::kRelease, t);
     granted_.clear();
-    while (state_.tasks[t].phase != TaskPhase::kDone) {
-      const auto a = machine_.next_action(state_, t);
-      const impl::LockQueue& q = state_.locks[a.lock];
-      const bool had_waiters = !q.waiters().empty();  // else the step grants nobody
+    bool had_waiters = false;  // of the lock being released: else the step grants nobody
+    const auto before = [&](std::uint32_t lock) {
+      const impl::LockQueue& q = state_.locks[lock];
+      had_waiters = !q.waiters().empty();
       if (had_waiters) queued_.assign(q.waiters().begin(), q.waiters().end());
-      if (!step(t, a)) return;
+    };
+    const auto after = [&](std::uint32_t lock) {
+      const impl::LockQueue& q = state_.locks[lock];
       if (had_waiters) {
         metrics_.granted_from_queue(result_, queued_, effect_.lock_granted, q.waiters());
         for (const auto& g : effect_.lock_granted) {
-          report_.record(now_, des::TraceKind::kGrant, task_of(g.task), a.lock, g.mode);
+          report_.record(now_, des::TraceKind::kGrant, task_of(g.task), lock, g.mode);
         }
-        granted_.insert(granted_.end(), effect_.granted.begin(), effect_.granted.end());
       }
       metrics_.lock_idle(q.idle());
+    };
+    while (state_.tasks[t].phase != TaskPhase::kDone) {
+      machine_.release_segment(state_, t, effect_, options_.invariants == InvariantChecks::kEveryStep, before, after);
+      if (effect_.broken_invariant) {
+        result_.outcome = RunOutcome::kBrokenInvariant;
+        result_.broken_invariant = effect_.broken_invariant;
+        return;
+      }
+      granted_.insert(granted_.end(), effect_.granted.begin(), effect_.granted.end());
     }
     metrics_.completed(result_, now_ - arrival_[t]);
     last_release_ = now_;

@@ -251,6 +251,42 @@ class StepMachine {
     }
     if (check_invariants) check_lock(s, action.lock, effect);
   }
+  // Every remaining step of t's current release segment, one lock at a time
+  // exactly as apply() takes them (same order, same grants, same checks),
+  // with one effect reset and one segment lookup: the simulator releases a
+  // whole request at one instant. `before(lock)` runs before each step;
+  // `after(lock)` after it, with e.lock_granted that step's grants.
+  // e.granted and e.entered gather over all the steps. Stops after a step
+  // that breaks an invariant, before its `after`.
+  // REQUIRES: t is running (kRunning) a release segment.
+  template <class Before, class After>
+  void release_segment(State& s, std::uint32_t t, Effect& e, bool check_invariants, Before&& before,
+                       After&& after) const {
+    e.granted.clear();
+    e.entered.clear();
+    e.broken_invariant.reset();
+    e.outcome = StepOutcome::kReleased;
+    Task& k = s.tasks[t];
+    const SegmentSteps& seg = programs_[t].resolved[k.segment];
+    const impl::TaskId id = request_id(t, seg.request);
+    if (k.step == 0) leave_critical(s, t, seg.request);  // the critical section ends with the first release
+    for (;;) {
+      const std::uint32_t lock = seg.steps[seg.size - 1U - k.step].lock;
+      before(lock);
+      release_lock(s, lock, id, e);
+      const bool last = ++k.step == seg.size;
+      if (last) {
+        ++k.segment;
+        move_on(s, t);
+      }
+      if (check_invariants) {
+        check_lock(s, lock, e);
+        if (e.broken_invariant) return;
+      }
+      after(lock);
+      if (last) return;
+    }
+  }
   std::optional<Violation> violation(const State& s, const Effect& e) const;
   // Whether t's and u's next steps commute in s (both enabled, t != u).
   bool independent(const State& s, std::uint32_t t, std::uint32_t u) const;
