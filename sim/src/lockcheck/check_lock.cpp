@@ -63,6 +63,26 @@ Lock::Guard call_lock(World& w, const LockCall& call, const model::Request& requ
   return {};
 }
 
+// A call into the lock: inside it, allocations may fail (when enabled), and
+// the world counts the thread as inside the lock.
+class InsideTheLock {
+ public:
+  InsideTheLock(World& w, AllocationFailures failures) : w_(w) {
+    ++w_.inside;
+    if (failures == AllocationFailures::kOnePerRun) scope_.emplace();
+  }
+  ~InsideTheLock() {
+    scope_.reset();
+    --w_.inside;
+  }
+  InsideTheLock(const InsideTheLock&) = delete;
+  InsideTheLock& operator=(const InsideTheLock&) = delete;
+
+ private:
+  World& w_;
+  std::optional<runtime::AllocationFailureScope> scope_;
+};
+
 // A lock thread: its calls in order, nested ones held to the end.
 void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, std::size_t first_stop,
                  AllocationFailures failures) {
@@ -70,30 +90,22 @@ void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, std::size_t 
   held.reserve(plan.calls.size());
   const auto release = [&](Lock::Guard& g, std::size_t c) {
     w.ledger.releasing(t, w.requests[t][c]);  // before: once it starts, others may be granted
-    ++w.inside;
-    {
-      // A release is noexcept: an allocation inside it, failed here, ends
-      // the process (std::terminate), which the caller reports as a failure.
-      std::optional<runtime::AllocationFailureScope> scope;
-      if (failures == AllocationFailures::kOnePerRun) scope.emplace();
-      g.release();
-    }
-    --w.inside;
+    // A release is noexcept: an allocation inside it, failed here, ends the
+    // process (std::terminate), which the caller reports as a failure.
+    const InsideTheLock inside(w, failures);
+    g.release();
   };
   std::size_t stop_index = first_stop;
   for (std::size_t c = 0; c < plan.calls.size(); ++c) {
-    const LockCall& call = plan.calls[c];
+    const auto& call = plan.calls[c];
     Lock::Guard g;
-    ++w.inside;
     try {
-      std::optional<runtime::AllocationFailureScope> scope;
-      if (failures == AllocationFailures::kOnePerRun) scope.emplace();
+      const InsideTheLock inside(w, failures);
       g = call_lock(w, call, w.requests[t][c], stop_index);
     } catch (const std::bad_alloc&) {
       // The call failed: it must hold nothing (it returned no guard), and
       // the properties checked afterwards say whether it left the table sound.
     }
-    --w.inside;
     if (call.style == WaitStyle::kStoppable) ++stop_index;
     if (g.status() != AcquireStatus::kGranted) continue;
     if (auto broken = w.ledger.granted(t, w.requests[t][c]); broken && !w.violation) w.violation = std::move(broken);
