@@ -6,6 +6,7 @@
 
 #include "pathlock/model/conflict.hpp"
 #include "pathlock/model/lineage_filter.hpp"
+#include "pathlock/sim/oracle.hpp"
 #include "pathlock/sim/simulator.hpp"
 
 namespace pathlock::sim {
@@ -23,7 +24,9 @@ struct OracleEvent {
 
 }  // namespace
 
-RunMetrics simulate_oracle(const Schedule& schedule) {
+RunMetrics simulate_oracle(const Schedule& schedule) { return simulate_oracle(schedule, nullptr); }
+
+RunMetrics simulate_oracle(const Schedule& schedule, OracleTrace* trace) {
   RunMetrics m;
   const std::size_t n = schedule.tasks.size();
   std::vector<model::Request> requests;
@@ -33,6 +36,12 @@ RunMetrics simulate_oracle(const Schedule& schedule) {
   filters.reserve(n);
   for (const auto& r : requests) filters.emplace_back(r);
   std::vector<double> arrival(n, 0);
+  if (trace != nullptr) {
+    *trace = OracleTrace{};
+    trace->start.assign(n, 0);
+    trace->end.assign(n, 0);
+    trace->arrival_order.reserve(n);
+  }
   std::vector<double> latencies;
   std::vector<double> waits;
   std::vector<std::uint32_t> running;
@@ -66,6 +75,7 @@ RunMetrics simulate_oracle(const Schedule& schedule) {
   const auto start = [&](std::uint32_t t) {
     running.push_back(t);
     waits.push_back(now - arrival[t]);
+    if (trace != nullptr) trace->start[t] = now;
     events.push({now + schedule.tasks[t].hold, seq++, false, t});
   };
 
@@ -76,6 +86,7 @@ RunMetrics simulate_oracle(const Schedule& schedule) {
     ++m.events;
     if (e.arrival) {
       arrival[e.task] = now;
+      if (trace != nullptr) trace->arrival_order.push_back(e.task);
       if (schedule.load == LoadMode::kOpen && e.task + 1 < n) {
         events.push({now + schedule.tasks[e.task + 1].gap, seq++, true, e.task + 1});
       }
@@ -88,6 +99,7 @@ RunMetrics simulate_oracle(const Schedule& schedule) {
     }
     running.erase(std::find(running.begin(), running.end(), e.task));
     latencies.push_back(now - arrival[e.task]);
+    if (trace != nullptr) trace->end[e.task] = now;
     ++m.tasks_completed;
     m.makespan = now;
     if (schedule.load == LoadMode::kClosed) next_of_client(schedule.tasks[e.task].client, now);
@@ -104,6 +116,7 @@ RunMetrics simulate_oracle(const Schedule& schedule) {
     }
     waiting.resize(kept);
   }
+  if (trace != nullptr) trace->arrival = std::move(arrival);
   m.throughput = m.makespan > 0 ? static_cast<double>(m.tasks_completed) / m.makespan : 0;
   m.latency = percentiles(std::move(latencies));
   m.wait = percentiles(std::move(waits));
