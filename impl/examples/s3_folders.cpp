@@ -229,7 +229,7 @@ RunResult run(pathlock::PathLock* lock, int clients, int ops_per_client, std::ui
   if (lock != nullptr && watchdog_seconds > 0) {
     watchdog.emplace(fmt::format("s3_folders: {} clients x {} operations under {}", clients, ops_per_client,
                                  lock->scheme().name()),
-                     std::chrono::milliseconds(static_cast<long long>(watchdog_seconds * 1000)));
+                     std::chrono::milliseconds(static_cast<long long>(watchdog_seconds * 1000)), "--watchdog-seconds");
     watchdog->watch("lock", *lock);
     for (int c = 0; c < clients; ++c) {
       watched[static_cast<std::size_t>(c)] = &watchdog->thread(fmt::format("client {}", c));

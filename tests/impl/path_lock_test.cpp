@@ -228,6 +228,10 @@ struct TableShape {
 };
 constexpr TableShape kStressShapes[] = {{4, 2}, {2, 1}, {1, 0}};
 constexpr std::uint64_t kStressSeed = 7;
+// Rounds of the stress test: fewer under a sanitizer, whose instrumentation
+// catches a race on the first occurrence and makes each round many times
+// slower.
+constexpr int kStressRounds = Watchdog::under_sanitizer() ? 3 : 12;
 
 // N threads do random operations on a small tree, some with timeouts and
 // some with try_acquire; a shadow registry checks every grant against every
@@ -329,7 +333,7 @@ TYPED_TEST(PathLockConformance, StressNoConflictingRequestsEverHoldTogether) {
   // path-rwa is unsafe for reads above own writes (a known result), so it is
   // stressed on single-path requests only.
   const bool multi = TypeParam::scheme().name() != "path-rwa";
-  stress<TypeParam>(stress_ops(multi), 4, 12, 500);
+  stress<TypeParam>(stress_ops(multi), 4, kStressRounds, 500);
 }
 
 // Plans longer than the Guard's and StepBuffer's inline capacity (32 steps):

@@ -162,8 +162,12 @@ class Watchdog {
     return base * (under_sanitizer() ? kSanitizerFactor : 1);
   }
 
-  explicit Watchdog(std::string scope, std::chrono::milliseconds limit = default_limit())
-      : scope_(std::move(scope)), limit_(limit), start_(std::chrono::steady_clock::now()) {
+  // The default limit (default_limit()).
+  explicit Watchdog(std::string scope) : Watchdog(std::move(scope), default_limit(), std::string(kLimitVariable)) {}
+  // An explicit limit; `set_by` names where it comes from in the report
+  // ("--watchdog-seconds").
+  Watchdog(std::string scope, std::chrono::milliseconds limit, std::string set_by = "the test")
+      : scope_(std::move(scope)), limit_(limit), set_by_(std::move(set_by)), start_(std::chrono::steady_clock::now()) {
     thread_ = std::thread([this] { run(); });
   }
   ~Watchdog() {
@@ -208,9 +212,9 @@ class Watchdog {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::string report = "\nWATCHDOG: \"" + scope_ + "\" still running after " + format_seconds(seconds) +
-                         " (limit " + format_seconds(std::chrono::duration<double>(limit_).count()) +
-                         (under_sanitizer() ? ", under a sanitizer" : "") + "; " + kLimitVariable +
-                         " sets it): a deadlock, a lost wake-up or a starved waiter.\n";
+                         " (limit " + format_seconds(std::chrono::duration<double>(limit_).count()) + ", set by " +
+                         set_by_ + (under_sanitizer() ? ", under a sanitizer" : "") +
+                         "): a deadlock, a lost wake-up or a starved waiter.\n";
     report += "WATCHDOG: threads (" + std::to_string(threads_.size()) + "):\n";
     for (const auto& t : threads_) report += "  " + t.describe() + "\n";
     write(report);
@@ -246,6 +250,7 @@ class Watchdog {
 
   const std::string scope_;
   const std::chrono::milliseconds limit_;
+  const std::string set_by_;
   const std::chrono::steady_clock::time_point start_;
   std::mutex mu_;
   std::condition_variable cv_;
