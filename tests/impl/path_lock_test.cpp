@@ -386,7 +386,10 @@ TYPED_TEST(PathLockConformance, DeepPlansBeyondTheInlineStepsHoldEveryLock) {
 // kept: entries are created, waited on, withdrawn and evicted all the time,
 // under every scheme (the global ones have one lock, the root, so every
 // release that leaves it idle evicts it). The table must be consistent at
-// the quiescent point after each round.
+// the quiescent point after each round. More threads than cores, so that a
+// thread is often preempted inside the lock while another releases.
+constexpr int kChurnThreads = 8;
+constexpr int kChurnRounds = Watchdog::under_sanitizer() ? 4 : 48;
 TYPED_TEST(PathLockConformance, EntriesComeAndGoUnderChurn) {
   PathLock lock(TypeParam::scheme(), PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 0});
   Watchdog watchdog(current_test_name());
@@ -394,11 +397,11 @@ TYPED_TEST(PathLockConformance, EntriesComeAndGoUnderChurn) {
   const auto a = model::write(P("/hot/a")).request();
   const auto b = model::write(P("/hot")).request();
   std::vector<WatchedThread*> notes;
-  for (int t = 0; t < 4; ++t) notes.push_back(&watchdog.thread("thread " + std::to_string(t)));
+  for (int t = 0; t < kChurnThreads; ++t) notes.push_back(&watchdog.thread("thread " + std::to_string(t)));
   std::atomic<int> granted{0};
-  for (int round = 0; round < 8; ++round) {
+  for (int round = 0; round < kChurnRounds; ++round) {
     std::vector<std::thread> pool;
-    for (int t = 0; t < 4; ++t) {
+    for (int t = 0; t < kChurnThreads; ++t) {
       pool.emplace_back([&, t] {
         WatchedThread& note = *notes[static_cast<std::size_t>(t)];
         for (int i = 0; i < 500; ++i) {
