@@ -389,7 +389,7 @@ TYPED_TEST(PathLockConformance, DeepPlansBeyondTheInlineStepsHoldEveryLock) {
 // the quiescent point after each round. More threads than cores, so that a
 // thread is often preempted inside the lock while another releases.
 constexpr int kChurnThreads = 8;
-constexpr int kChurnRounds = Watchdog::under_sanitizer() ? 4 : 48;
+constexpr int kChurnRounds = Watchdog::under_sanitizer() ? 4 : 128;
 TYPED_TEST(PathLockConformance, EntriesComeAndGoUnderChurn) {
   PathLock lock(TypeParam::scheme(), PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 0});
   Watchdog watchdog(current_test_name());
