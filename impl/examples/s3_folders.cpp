@@ -19,7 +19,13 @@
 // atomic and the invariant always holds; without it, interleaved key
 // operations tear folders apart (mixed versions, half-moved folders).
 //
-// Exit status: 0 if the locked runs kept the invariant, 1 if not, 2 on bad flags.
+// A watchdog (tests/support/watchdog.hpp) bounds the locked run: if it has
+// not finished within --watchdog-seconds (a deadlock, a lost wake-up), it
+// prints what each client was doing and what every acquisition waits for
+// (PathLock::describe_waits), and the program exits with status 3.
+//
+// Exit status: 0 if the locked runs kept the invariant, 1 if not, 2 on bad
+// flags, 3 if the locked run hung past the watchdog's limit.
 
 #include <atomic>
 #include <chrono>
@@ -39,10 +45,13 @@
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/path.hpp"
 #include "pathlock/path_lock.hpp"
+#include "support/watchdog.hpp"
 
 namespace {
 
 using pathlock::model::Path;
+using pathlock::testing_support::ThreadPhase;
+using pathlock::testing_support::WatchedThread;
 
 // Per-key atomic, like S3. Each call yields afterwards, standing in for the
 // network round trip that lets other clients' calls interleave.
@@ -128,37 +137,46 @@ int torn_folders(const std::map<std::string, std::optional<std::string>>& seen) 
 
 class Client {
  public:
-  Client(ObjectStore& store, pathlock::PathLock* lock) : store_(store), lock_(lock) {}
+  // `watched`: where the client says what it does, for the watchdog (or null).
+  Client(ObjectStore& store, pathlock::PathLock* lock, WatchedThread* watched)
+      : store_(store), lock_(lock), watched_(watched) {}
 
   void write(const Path& folder, const std::string& version) {
-    auto guard = hold(&pathlock::PathLock::write, folder);
+    auto guard = hold(pathlock::model::write(folder));
     for (int i = 0; i < kParts; ++i) store_.put(fmt::format("{}part-{}", prefix_of(folder), i), version);
   }
   void remove(const Path& folder) {
-    auto guard = hold(&pathlock::PathLock::remove, folder);
+    auto guard = hold(pathlock::model::remove(folder));
     for (const auto& key : store_.list(prefix_of(folder))) store_.erase(key);
   }
   void rename(const Path& from, const Path& to) {
-    auto guard = hold(&pathlock::PathLock::rename, from, to);
+    auto guard = hold(pathlock::model::rename(from, to));
     move_or_copy(from, to, /*move=*/true);
   }
   void copy(const Path& from, const Path& to) {
-    auto guard = hold(&pathlock::PathLock::copy, from, to);
+    auto guard = hold(pathlock::model::copy(from, to));
     move_or_copy(from, to, /*move=*/false);
   }
   // Returns the number of torn folders the read saw.
   int read(const Path& folder) {
-    auto guard = hold(&pathlock::PathLock::read, folder);
+    auto guard = hold(pathlock::model::read(folder));
     std::map<std::string, std::optional<std::string>> seen;
     for (const auto& key : store_.list(prefix_of(folder))) seen[key] = store_.get(key);
     return torn_folders(seen);
   }
 
  private:
-  template <typename Op, typename... Paths>
-  pathlock::PathLock::Guard hold(Op op, const Paths&... paths) {
+  pathlock::PathLock::Guard hold(const pathlock::model::Operation& operation) {
     if (lock_ == nullptr) return {};
-    return (lock_->*op)(paths...);
+    // The text, not the request: the watchdog may read it after this
+    // operation's request is gone.
+    if (watched_ != nullptr) {
+      watched_->note(operation.to_string());
+      watched_->at(ThreadPhase::kAcquiring);
+    }
+    auto guard = lock_->acquire(operation.request());
+    if (watched_ != nullptr) watched_->at(ThreadPhase::kHolding);
+    return guard;
   }
 
   void move_or_copy(const Path& from, const Path& to, bool move) {
@@ -173,6 +191,7 @@ class Client {
 
   ObjectStore& store_;
   pathlock::PathLock* lock_;
+  WatchedThread* watched_;
 };
 
 struct RunResult {
@@ -194,7 +213,10 @@ std::vector<Path> folders() {
   return out;
 }
 
-RunResult run(pathlock::PathLock* lock, int clients, int ops_per_client, std::uint64_t seed) {
+// `watchdog_seconds` > 0: a locked run that has not finished by then ends the
+// program (status 3), printing what it waits for.
+RunResult run(pathlock::PathLock* lock, int clients, int ops_per_client, std::uint64_t seed,
+              double watchdog_seconds) {
   ObjectStore store;
   const auto tree = folders();
   for (std::size_t i = 0; i < tree.size(); ++i) {
@@ -202,12 +224,23 @@ RunResult run(pathlock::PathLock* lock, int clients, int ops_per_client, std::ui
   }
   std::atomic<long> torn_reads{0};
   std::atomic<long> operations{0};
+  std::optional<pathlock::testing_support::Watchdog> watchdog;
+  std::vector<WatchedThread*> watched(static_cast<std::size_t>(clients), nullptr);
+  if (lock != nullptr && watchdog_seconds > 0) {
+    watchdog.emplace(fmt::format("s3_folders: {} clients x {} operations under {}", clients, ops_per_client,
+                                 lock->scheme().name()),
+                     std::chrono::milliseconds(static_cast<long long>(watchdog_seconds * 1000)), "--watchdog-seconds");
+    watchdog->watch("lock", *lock);
+    for (int c = 0; c < clients; ++c) {
+      watched[static_cast<std::size_t>(c)] = &watchdog->thread(fmt::format("client {}", c));
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> pool;
   for (int c = 0; c < clients; ++c) {
     pool.emplace_back([&, c] {
       std::mt19937_64 rng(seed + static_cast<std::uint64_t>(c));
-      Client client(store, lock);
+      Client client(store, lock, watched[static_cast<std::size_t>(c)]);
       const auto pick = [&] { return tree[rng() % tree.size()]; };
       for (int i = 0; i < ops_per_client; ++i) {
         const Path a = pick();
@@ -227,6 +260,7 @@ RunResult run(pathlock::PathLock* lock, int clients, int ops_per_client, std::ui
     });
   }
   for (auto& t : pool) t.join();
+  watchdog.reset();
   RunResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.operations = operations.load();
@@ -252,12 +286,16 @@ int main(int argc, char** argv) {
   int ops = 2000;
   int rounds = 20;
   std::uint64_t seed = 1;
+  double watchdog_seconds = 60;
   app.add_option("--scheme", scheme_name, "lock scheme (a built-in name)");
   app.add_option("--mode", mode, "locked, unlocked or both")->check(CLI::IsMember({"locked", "unlocked", "both"}));
   app.add_option("--clients", clients, "concurrent clients")->check(CLI::Range(1, 64));
   app.add_option("--ops", ops, "operations per client per round")->check(CLI::Range(1, 1000000));
   app.add_option("--rounds", rounds, "unlocked: rounds to try until corruption shows")->check(CLI::Range(1, 1000));
   app.add_option("--seed", seed, "seed of the clients' operation choices");
+  app.add_option("--watchdog-seconds", watchdog_seconds,
+                 "a locked run not finished by then prints what it waits for and exits 3 (0: no watchdog)")
+      ->check(CLI::Range(0.0, 86400.0));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -275,14 +313,14 @@ int main(int argc, char** argv) {
   bool locked_ok = true;
   if (mode != "unlocked") {
     pathlock::PathLock lock(*scheme);
-    const RunResult r = run(&lock, clients, ops, seed);
+    const RunResult r = run(&lock, clients, ops, seed, watchdog_seconds);
     print(fmt::format("with {}", scheme_name).c_str(), r);
     locked_ok = !r.corrupt();
   }
   if (mode != "locked") {
     // Races need luck to show: repeat until one does.
     for (int round = 1; round <= rounds; ++round) {
-      const RunResult r = run(nullptr, clients, ops, seed + static_cast<std::uint64_t>(round) * 1000);
+      const RunResult r = run(nullptr, clients, ops, seed + static_cast<std::uint64_t>(round) * 1000, 0);
       print(fmt::format("no lock, round {}", round).c_str(), r);
       if (r.corrupt()) {
         fmt::print("without the lock: folder invariant broken after {} round(s)\n", round);

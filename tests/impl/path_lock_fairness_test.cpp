@@ -2,7 +2,10 @@
 // never overtaken by a reader that starts after it, step by step and under a
 // read-heavy load. Each test first waits until the lock reports the writer
 // queued (PathLock::waiting_acquisitions), so it cannot pass without
-// reaching the case it checks; every wait has a time limit.
+// reaching the case it checks; every wait has a time limit, and each test
+// runs under a Watchdog (support/watchdog.hpp): a writer starved, or a grant
+// lost, fails within the watchdog's limit with what each acquisition waits
+// for, instead of waiting out the 60 s deadlines below.
 
 #include <gtest/gtest.h>
 
@@ -14,15 +17,20 @@
 #include "pathlock/model/request.hpp"
 #include "pathlock/path_lock.hpp"
 #include "support/path_lock_support.hpp"
+#include "support/watchdog.hpp"
 
 namespace pathlock {
 namespace {
 
 using namespace std::chrono_literals;
 using model::Path;
+using testing_support::current_test_name;
 using testing_support::eventually;
 using testing_support::GlobalRw;
 using testing_support::PathRwaJoined;
+using testing_support::ThreadPhase;
+using testing_support::WatchedThread;
+using testing_support::Watchdog;
 
 Path P(std::string_view s) { return Path::parse(s); }
 
@@ -36,6 +44,10 @@ void later_reader_queues_behind_a_waiting_writer() {
   PathLock lock(S::scheme());
   const auto read = model::read(P("/docs")).request();
   const auto write = model::write(P("/docs")).request();
+  Watchdog watchdog(current_test_name() + " (" + S::scheme().name() + ")");
+  watchdog.watch("lock", lock);
+  auto& writer_note = watchdog.thread("writer");
+  auto& reader_note = watchdog.thread("later reader");
   auto first = lock.acquire(read);
   // Two readers share /docs under this scheme, so only the queued writer can
   // make the later reader wait.
@@ -44,13 +56,17 @@ void later_reader_queues_behind_a_waiting_writer() {
   std::atomic<int> writer_rank{0};
   std::atomic<int> reader_rank{0};
   std::thread writer([&] {
+    writer_note.at(ThreadPhase::kAcquiring, write);
     auto g = lock.acquire_for(write, 60s);
     if (g) writer_rank = ++grants;
+    writer_note.at(ThreadPhase::kDone);
   });
   ASSERT_TRUE(eventually([&] { return lock.waiting_acquisitions() == 1; })) << "the writer never queued";
   std::thread reader([&] {
+    reader_note.at(ThreadPhase::kAcquiring, read);
     auto g = lock.acquire_for(read, 60s);
     if (g) reader_rank = ++grants;
+    reader_note.at(ThreadPhase::kDone);
   });
   const bool reader_queued = eventually([&] { return lock.waiting_acquisitions() == 2; });
   EXPECT_TRUE(reader_queued) << "the later reader did not queue behind the waiting writer";
@@ -86,25 +102,34 @@ void writer_is_not_bypassed() {
   std::atomic<int> started_behind_writer{0};
   std::atomic<int> bypasses{0};
   std::atomic<int> reader_failures{0};
+  Watchdog watchdog(current_test_name() + " (" + S::scheme().name() + ")");
+  watchdog.watch("lock", lock);
   auto pin = lock.acquire(read);
   std::vector<std::thread> readers;
   for (int t = 0; t < 3; ++t) {
-    readers.emplace_back([&] {
+    WatchedThread* note = &watchdog.thread("reader " + std::to_string(t));
+    readers.emplace_back([&, note] {
       while (!stop) {
         const bool behind_writer = !writer_done && lock.waiting_acquisitions() >= 1;
         if (behind_writer) ++started_behind_writer;
+        note->at(ThreadPhase::kAcquiring, read);
         auto g = lock.acquire_for(read, 60s);
         if (!g) ++reader_failures;
         if (behind_writer && !writer_done) ++bypasses;
+        note->at(ThreadPhase::kIdle);
         std::this_thread::sleep_for(200us);
       }
+      note->at(ThreadPhase::kDone);
     });
   }
   std::atomic<bool> writer_granted{false};
+  auto& writer_note = watchdog.thread("writer");
   std::thread writer([&] {
+    writer_note.at(ThreadPhase::kAcquiring, write);
     auto g = lock.acquire_for(write, 60s);
     writer_granted = g.owns_lock();
     writer_done = true;
+    writer_note.at(ThreadPhase::kDone);
   });
   const bool queued = eventually([&] { return lock.waiting_acquisitions() >= 1; });
   // Reached once two readers are queued behind the writer: counted by the
@@ -133,9 +158,17 @@ TEST(PathLockFairness, AWriterIsNotBypassedByLaterReaders) {
 // read, so the second read never comes (here it times out instead).
 TEST(PathLockFairness, ANestedAcquireWaitsBehindAWriterQueuedBetweenItsRequests) {
   PathLock lock(PathRwaJoined::scheme());
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);
+  const auto write = model::write(P("/a")).request();
+  auto& writer_note = watchdog.thread("writer");
   auto first = lock.read(P("/a/x"));
   std::atomic<bool> writer_granted{false};
-  std::thread writer([&] { writer_granted = lock.acquire_for(model::write(P("/a")).request(), 60s).owns_lock(); });
+  std::thread writer([&] {
+    writer_note.at(ThreadPhase::kAcquiring, write);
+    writer_granted = lock.acquire_for(write, 60s).owns_lock();
+    writer_note.at(ThreadPhase::kDone);
+  });
   ASSERT_TRUE(eventually([&] { return lock.waiting_acquisitions() == 1; })) << "the writer never queued";
   EXPECT_EQ(lock.acquire_for(model::read(P("/a/y")).request(), 50ms).status(), AcquireStatus::kTimedOut)
       << "the second read did not wait behind the queued writer";

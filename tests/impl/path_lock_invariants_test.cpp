@@ -15,6 +15,7 @@
 #include "pathlock/impl/path_lock_definitions.hpp"
 #include "pathlock/path_lock.hpp"
 #include "support/path_lock_support.hpp"
+#include "support/watchdog.hpp"
 
 namespace pathlock::impl {
 
@@ -65,7 +66,10 @@ namespace {
 using namespace std::chrono_literals;
 using impl::PathLockTestPeer;
 using model::Path;
+using testing_support::current_test_name;
 using testing_support::eventually;
+using testing_support::ThreadPhase;
+using testing_support::Watchdog;
 
 Path P(std::string_view s) { return Path::parse(s); }
 
@@ -84,8 +88,15 @@ void gate_round_trip(const impl::Scheme& scheme) {
   EXPECT_EQ(PathLockTestPeer::gate_closed(lock), has_gate);
   EXPECT_EQ(PathLockTestPeer::pseudo_held(lock) != 0, has_gate) << "the reader's fast hold became a pseudo hold";
   EXPECT_EQ(lock.check_invariants(), "");
+  Watchdog watchdog(current_test_name() + " (" + scheme.name() + ")");
+  watchdog.watch("lock", lock);
+  auto& writer_note = watchdog.thread("writer of /");
   std::atomic<bool> writer_granted{false};
-  std::thread writer([&] { writer_granted = lock.acquire(write_root).owns_lock(); });
+  std::thread writer([&] {
+    writer_note.at(ThreadPhase::kAcquiring, write_root);
+    writer_granted = lock.acquire(write_root).owns_lock();
+    writer_note.at(ThreadPhase::kDone);
+  });
   ASSERT_TRUE(eventually([&] { return lock.waiting_acquisitions() == 1; })) << "the writer never queued";
   EXPECT_EQ(lock.check_invariants(), "");
   reader.release();

@@ -18,6 +18,7 @@
 #include "pathlock/impl/path_lock_definitions.hpp"
 #include "pathlock/path_lock.hpp"
 #include "support/path_lock_support.hpp"
+#include "support/watchdog.hpp"
 
 // Named, not anonymous: the lock is explicitly instantiated on this
 // platform below, which needs its members to have external linkage.
@@ -161,13 +162,18 @@ namespace {
 using namespace std::chrono_literals;
 using model::Path;
 using platform_test::g_uses;
+using testing_support::current_test_name;
 using testing_support::eventually;
+using testing_support::ThreadPhase;
+using testing_support::Watchdog;
 using CountingLock = BasicPathLock<platform_test::CountingPlatform>;
 
 Path P(std::string_view s) { return Path::parse(s); }
 
 TEST(PathLockPlatform, EveryPartOfTheContractIsUsedThroughThePlatform) {
   CountingLock lock(impl::path_rwa_joined_scheme());
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);  // describe_waits() compiles against the contract too
   const long ids_before = g_uses.task_ids.load();
   // Uncontended: the root through the gate (an atomic counter in the
   // thread's stripe), the other locks under their shards' spin locks.
@@ -185,7 +191,13 @@ TEST(PathLockPlatform, EveryPartOfTheContractIsUsedThroughThePlatform) {
   auto holder = lock.write(P("/a"));
   std::stop_source stop;
   std::atomic<bool> granted{false};
-  std::thread waiter([&] { granted = lock.acquire(model::write(P("/a/b")).request(), stop.get_token()).owns_lock(); });
+  const auto write_below = model::write(P("/a/b")).request();
+  auto& waiter_note = watchdog.thread("waiter");
+  std::thread waiter([&] {
+    waiter_note.at(ThreadPhase::kAcquiring, write_below);
+    granted = lock.acquire(write_below, stop.get_token()).owns_lock();
+    waiter_note.at(ThreadPhase::kDone);
+  });
   ASSERT_TRUE(eventually([&] { return lock.waiting_acquisitions() == 1 && g_uses.waits.load() > 0; }))
       << "the waiter never slept on the platform's condition variable";
   EXPECT_GT(g_uses.pauses.load(), 0);

@@ -1,7 +1,9 @@
 // PathLock: one typed conformance suite run against every scheme, plus
 // multi-threaded stress tests with a shadow checker that judges every grant
 // by the model's conflict predicate. Run under TSan and ASan+UBSan in CI.
-// Fairness: path_lock_fairness_test.cpp.
+// Fairness: path_lock_fairness_test.cpp. Every test that runs threads on a
+// lock does so under a Watchdog (support/watchdog.hpp): a hang fails within
+// its limit, printing what each thread and acquisition waits for.
 
 #include <gtest/gtest.h>
 
@@ -17,26 +19,32 @@
 #include "pathlock/sim/rng.hpp"
 #include "pathlock/sim/tree.hpp"
 #include "support/path_lock_support.hpp"
+#include "support/watchdog.hpp"
 
 namespace pathlock {
 namespace {
 
 using namespace std::chrono_literals;
 using model::Path;
+using testing_support::current_test_name;
 using testing_support::eventually;
 using testing_support::GlobalMutex;
 using testing_support::GlobalRw;
 using testing_support::PathRw;
 using testing_support::PathRwa;
 using testing_support::PathRwaJoined;
+using testing_support::ThreadPhase;
+using testing_support::WatchedThread;
+using testing_support::Watchdog;
 
 template <typename S>
 class PathLockConformance : public ::testing::Test {
  protected:
-  PathLockConformance() : lock_(S::scheme(), PathLockOptions{.shards = 8}) {}
+  PathLockConformance() : lock_(S::scheme(), PathLockOptions{.shards = 8}) { watchdog_.watch("lock_", lock_); }
   // Every test leaves the lock quiescent and consistent.
   void TearDown() override { EXPECT_EQ(lock_.check_invariants(), ""); }
   PathLock lock_;
+  Watchdog watchdog_{current_test_name()};
 };
 using AllSchemes = ::testing::Types<GlobalMutex, GlobalRw, PathRw, PathRwa, PathRwaJoined>;
 TYPED_TEST_SUITE(PathLockConformance, AllSchemes);
@@ -103,9 +111,12 @@ TYPED_TEST(PathLockConformance, AConflictingAcquireWaitsForTheRelease) {
   const auto reader = model::read(P("/a/b")).request();
   EXPECT_EQ(this->lock_.acquire_for(reader, 20ms).status(), AcquireStatus::kTimedOut);
   std::atomic<bool> granted{false};
+  auto& note = this->watchdog_.thread("reader");
   std::thread t([&] {
+    note.at(ThreadPhase::kAcquiring, reader);
     auto g = this->lock_.acquire(reader);
     granted = g.owns_lock();
+    note.at(ThreadPhase::kDone);
   });
   std::this_thread::sleep_for(20ms);
   EXPECT_FALSE(granted.load());
@@ -156,15 +167,18 @@ TYPED_TEST(PathLockConformance, AWaitingAcquireCanBeCancelled) {
   auto holder = this->lock_.write(P("/a"));
   const std::size_t held = this->lock_.active_locks();
   const auto request = model::write(P("/a/b")).request();
+  auto& note = this->watchdog_.thread("waiter");
   for (const CancelledWait wait : {CancelledWait::kForever, CancelledWait::kWithDeadline}) {
     SCOPED_TRACE(wait == CancelledWait::kForever ? "acquire(request, stop)" : "acquire_for(request, 60s, stop)");
     std::stop_source stop;
     constexpr int kWaiting = -1;
     std::atomic<int> status{kWaiting};
     std::thread waiter([&] {
+      note.at(ThreadPhase::kAcquiring, request);
       auto g = wait == CancelledWait::kForever ? this->lock_.acquire(request, stop.get_token())
                                                : this->lock_.acquire_for(request, 60s, stop.get_token());
       status = static_cast<int>(g.status());
+      note.at(ThreadPhase::kDone);
     });
     ASSERT_TRUE(eventually([&] { return this->lock_.waiting_acquisitions() == 1; }))
         << "the acquire never queued behind the holder: the test would not reach its case";
@@ -204,53 +218,98 @@ TYPED_TEST(PathLockConformance, GuardsMoveAndReleaseOnce) {
   EXPECT_EQ(this->lock_.active_locks(), 0u);
 }
 
+// The table shapes the stress tests run under: an LRU cache of idle
+// entries, and shapes where (nearly) every release evicts and every acquire
+// re-creates its entries, so that a race between an eviction and a thread
+// about to queue on the entry is exercised on every step, not by chance.
+struct TableShape {
+  std::size_t shards;
+  std::size_t max_idle;
+};
+constexpr TableShape kStressShapes[] = {{4, 2}, {2, 1}, {1, 0}};
+constexpr std::uint64_t kStressSeed = 7;
+// Rounds of the stress test: fewer under a sanitizer, whose instrumentation
+// catches a race on the first occurrence and makes each round many times
+// slower.
+constexpr int kStressRounds = Watchdog::under_sanitizer() ? 3 : 12;
+
 // N threads do random operations on a small tree, some with timeouts and
 // some with try_acquire; a shadow registry checks every grant against every
-// request holding at the time, with model::conflicts.
+// request holding at the time, with model::conflicts (the requests must not
+// conflict) and with impl::plans_conflict (the lock must enforce its plans,
+// even where the scheme blocks more than the model needs, as the global
+// schemes do: a lost hold shows there too). The threads are joined
+// after each round, a quiescent point where the lock's invariants, its
+// active count and its idle bound are checked: a corrupted table is caught
+// at the round that corrupted it, whether or not it crashed anything.
 template <typename S>
-void stress(const std::vector<model::Operation>& ops, int threads, int iterations) {
-  PathLock lock(S::scheme(), PathLockOptions{.shards = 4, .max_idle_locks_per_shard = 2});
-  std::mutex shadow_mu;
-  std::vector<const model::Request*> shadow;
-  std::atomic<int> violations{0};
-  std::atomic<int> granted{0};
+void stress(const std::vector<model::Operation>& ops, int threads, int rounds, int iterations) {
   std::vector<model::Request> requests;
-  for (const auto& op : ops) requests.push_back(op.request());
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      sim::Rng rng(sim::derive_seed(7, static_cast<std::uint64_t>(t)));
-      for (int i = 0; i < iterations; ++i) {
-        const auto& r = requests[rng.below(requests.size())];
-        PathLock::Guard g;
-        switch (rng.below(3)) {
-          case 0: g = lock.acquire(r); break;
-          case 1: g = lock.acquire_for(r, std::chrono::microseconds(rng.below(200))); break;
-          default: g = lock.try_acquire(r); break;
-        }
-        if (!g) continue;
-        ++granted;
-        {
-          std::lock_guard<std::mutex> hold(shadow_mu);
-          for (const auto* other : shadow) {
-            if (model::conflicts(r, *other)) ++violations;
-          }
-          shadow.push_back(&r);
-        }
-        if (rng.below(2) == 0) std::this_thread::yield();
-        {
-          std::lock_guard<std::mutex> hold(shadow_mu);
-          shadow.erase(std::find(shadow.begin(), shadow.end(), &r));
-        }
-      }
-    });
+  std::vector<impl::Plan> plans;
+  for (const auto& op : ops) {
+    requests.push_back(op.request());
+    plans.push_back(impl::plan_for(S::scheme(), requests.back()));
   }
-  for (auto& th : pool) th.join();
-  EXPECT_EQ(violations.load(), 0);
-  EXPECT_GT(granted.load(), 0);
-  EXPECT_EQ(lock.active_locks(), 0u);
-  EXPECT_LE(lock.idle_locks(), 4u * 2u);  // the free-node cache stays bounded
-  EXPECT_EQ(lock.check_invariants(), "");
+  for (const TableShape shape : kStressShapes) {
+    SCOPED_TRACE(::testing::Message() << "shards " << shape.shards << ", max idle " << shape.max_idle << ", seed "
+                                      << kStressSeed);
+    PathLock lock(S::scheme(), PathLockOptions{.shards = shape.shards, .max_idle_locks_per_shard = shape.max_idle});
+    Watchdog watchdog(current_test_name());
+    watchdog.watch("lock", lock);
+    std::vector<WatchedThread*> notes;
+    for (int t = 0; t < threads; ++t) notes.push_back(&watchdog.thread("thread " + std::to_string(t)));
+    std::mutex shadow_mu;
+    std::vector<std::size_t> shadow;  // indices of the requests holding now
+    std::atomic<int> violations{0};
+    std::atomic<int> plan_violations{0};
+    std::atomic<int> granted{0};
+    for (int round = 0; round < rounds; ++round) {
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+          WatchedThread& note = *notes[static_cast<std::size_t>(t)];
+          sim::Rng rng(sim::derive_seed(kStressSeed, static_cast<std::uint64_t>(round * threads + t)));
+          for (int i = 0; i < iterations; ++i) {
+            const std::size_t index = rng.below(requests.size());
+            const auto& r = requests[index];
+            note.at(ThreadPhase::kAcquiring, r);
+            PathLock::Guard g;
+            switch (rng.below(3)) {
+              case 0: g = lock.acquire(r); break;
+              case 1: g = lock.acquire_for(r, std::chrono::microseconds(rng.below(200))); break;
+              default: g = lock.try_acquire(r); break;
+            }
+            if (!g) continue;
+            note.at(ThreadPhase::kHolding, r);
+            ++granted;
+            {
+              std::lock_guard<std::mutex> hold(shadow_mu);
+              for (const std::size_t other : shadow) {
+                if (model::conflicts(r, requests[other])) ++violations;
+                if (impl::plans_conflict(S::scheme(), plans[index], plans[other])) ++plan_violations;
+              }
+              shadow.push_back(index);
+            }
+            if (rng.below(2) == 0) std::this_thread::yield();
+            {
+              std::lock_guard<std::mutex> hold(shadow_mu);
+              shadow.erase(std::find(shadow.begin(), shadow.end(), index));
+            }
+            note.at(ThreadPhase::kReleasing, r);
+          }
+          note.at(ThreadPhase::kDone);
+        });
+      }
+      for (auto& th : pool) th.join();
+      // Quiescent: nothing held, nothing waiting.
+      ASSERT_EQ(lock.check_invariants(), "") << "after round " << round;
+      ASSERT_EQ(lock.active_locks(), 0u) << "after round " << round;
+      ASSERT_LE(lock.idle_locks(), shape.shards * shape.max_idle) << "after round " << round;
+      ASSERT_EQ(violations.load(), 0) << "conflicting requests held together, by round " << round;
+      ASSERT_EQ(plan_violations.load(), 0) << "requests whose plans conflict held together, by round " << round;
+    }
+    EXPECT_GT(granted.load(), 0);
+  }
 }
 
 std::vector<model::Operation> stress_ops(bool multi_path) {
@@ -274,7 +333,7 @@ TYPED_TEST(PathLockConformance, StressNoConflictingRequestsEverHoldTogether) {
   // path-rwa is unsafe for reads above own writes (a known result), so it is
   // stressed on single-path requests only.
   const bool multi = TypeParam::scheme().name() != "path-rwa";
-  stress<TypeParam>(stress_ops(multi), 4, 3000);
+  stress<TypeParam>(stress_ops(multi), 4, kStressRounds, 500);
 }
 
 // Plans longer than the Guard's and StepBuffer's inline capacity (32 steps):
@@ -323,28 +382,43 @@ TYPED_TEST(PathLockConformance, DeepPlansBeyondTheInlineStepsHoldEveryLock) {
   EXPECT_TRUE(this->lock_.try_acquire(below));  // everything was released
 }
 
-TEST(PathLockEviction, EntriesComeAndGoUnderChurn) {
-  // Many threads hit few paths with very short timeouts: entries are created,
-  // waited on, withdrawn and evicted all the time. Every acquire must end
-  // with a consistent table.
-  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 0});
+// Many threads hit few paths with very short timeouts and no idle entries
+// kept: entries are created, waited on, withdrawn and evicted all the time,
+// under every scheme (the global ones have one lock, the root, so every
+// release that leaves it idle evicts it). The table must be consistent at
+// the quiescent point after each round. More threads than cores, so that a
+// thread is often preempted inside the lock while another releases.
+constexpr int kChurnThreads = 8;
+constexpr int kChurnRounds = Watchdog::under_sanitizer() ? 4 : 128;
+TYPED_TEST(PathLockConformance, EntriesComeAndGoUnderChurn) {
+  PathLock lock(TypeParam::scheme(), PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 0});
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);
   const auto a = model::write(P("/hot/a")).request();
   const auto b = model::write(P("/hot")).request();
-  std::vector<std::thread> pool;
+  std::vector<WatchedThread*> notes;
+  for (int t = 0; t < kChurnThreads; ++t) notes.push_back(&watchdog.thread("thread " + std::to_string(t)));
   std::atomic<int> granted{0};
-  for (int t = 0; t < 4; ++t) {
-    pool.emplace_back([&, t] {
-      for (int i = 0; i < 2000; ++i) {
-        auto g = lock.acquire_for((i + t) % 2 ? a : b, std::chrono::microseconds(i % 50));
-        if (g) ++granted;
-      }
-    });
+  for (int round = 0; round < kChurnRounds; ++round) {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < kChurnThreads; ++t) {
+      pool.emplace_back([&, t] {
+        WatchedThread& note = *notes[static_cast<std::size_t>(t)];
+        for (int i = 0; i < 500; ++i) {
+          const auto& r = (i + t) % 2 ? a : b;
+          note.at(ThreadPhase::kAcquiring, r);
+          auto g = lock.acquire_for(r, std::chrono::microseconds(i % 50));
+          if (g) ++granted;
+        }
+        note.at(ThreadPhase::kDone);
+      });
+    }
+    for (auto& th : pool) th.join();
+    ASSERT_EQ(lock.check_invariants(), "") << "after round " << round;
+    ASSERT_EQ(lock.active_locks(), 0u) << "after round " << round;
+    ASSERT_EQ(lock.idle_locks(), 0u) << "after round " << round;
   }
-  for (auto& th : pool) th.join();
   EXPECT_GT(granted.load(), 0);
-  EXPECT_EQ(lock.active_locks(), 0u);
-  EXPECT_EQ(lock.idle_locks(), 0u);
-  EXPECT_EQ(lock.check_invariants(), "");
 }
 
 }  // namespace
@@ -375,8 +449,12 @@ TEST(PathLockNesting, AnUnsafeNestedAcquireIsReportedNamingBothRequests) {
   EXPECT_TRUE(lock.try_acquire(inner));
   std::stop_source stop;
   EXPECT_TRUE(lock.acquire(inner, stop.get_token()));
-  std::thread other([&] { EXPECT_TRUE(lock.acquire(inner)); });  // another thread holds nothing
-  other.join();
+  {
+    Watchdog watchdog(current_test_name());
+    watchdog.watch("lock", lock);
+    std::thread other([&] { EXPECT_TRUE(lock.acquire(inner)); });  // another thread holds nothing
+    other.join();
+  }
   outer.release();
   EXPECT_TRUE(lock.acquire(inner));
 }
@@ -404,6 +482,10 @@ TEST(PathLockRootGate, StressWithoutAShadowMutex) {
   using namespace std::chrono_literals;
   for (unsigned threads : {2U, 3U, 4U}) {
     PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 4});
+    Watchdog watchdog(current_test_name());
+    watchdog.watch("lock", lock);
+    std::vector<WatchedThread*> notes;
+    for (unsigned t = 0; t < threads; ++t) notes.push_back(&watchdog.thread("thread " + std::to_string(t)));
     std::atomic<int> root_writers{0};
     std::atomic<int> below{0};
     std::atomic<int> violations{0};
@@ -411,6 +493,7 @@ TEST(PathLockRootGate, StressWithoutAShadowMutex) {
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
+        WatchedThread& note = *notes[t];
         sim::Rng rng(1000 + t);
         const auto mine = model::Path::parse("/t" + std::to_string(t));
         const auto root_write = model::write(model::Path::parse("/")).request();
@@ -419,16 +502,20 @@ TEST(PathLockRootGate, StressWithoutAShadowMutex) {
         while (!stop.load()) {
           const auto pick = rng.below(8);
           if (pick == 0) {
+            note.at(ThreadPhase::kAcquiring, root_write);
             auto g = lock.acquire(root_write);
             if (root_writers.fetch_add(1) != 0 || below.load() != 0) violations.fetch_add(1);
             root_writers.fetch_sub(1);
           } else {
-            auto g = lock.acquire(pick < 5 ? read_mine : write_below);
+            const auto& r = pick < 5 ? read_mine : write_below;
+            note.at(ThreadPhase::kAcquiring, r);
+            auto g = lock.acquire(r);
             below.fetch_add(1);
             if (root_writers.load() != 0) violations.fetch_add(1);
             below.fetch_sub(1);
           }
         }
+        note.at(ThreadPhase::kDone);  // before its requests go out of scope
       });
     }
     std::this_thread::sleep_for(300ms);

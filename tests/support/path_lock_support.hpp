@@ -1,8 +1,12 @@
 #pragma once
 // What the PathLock test files share: one tag type per built-in scheme (for
-// typed tests and templates), and a bounded wait for a state of the lock.
+// typed tests and templates), a bounded wait for a state of the lock, and
+// the running test's name (for a Watchdog's scope, support/watchdog.hpp).
+
+#include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "pathlock/impl/scheme.hpp"
@@ -27,6 +31,12 @@ bool eventually(Done done, std::chrono::milliseconds limit = 5s) {
     std::this_thread::sleep_for(100us);
   }
   return true;
+}
+
+// "Suite.Test" of the running test, for the watchdog's report.
+inline std::string current_test_name() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info == nullptr ? std::string("(no test)") : std::string(info->test_suite_name()) + "." + info->name();
 }
 
 }  // namespace pathlock::testing_support

@@ -230,6 +230,12 @@ class BasicPathLock {
   // calls, or inside one only waiting for a grant (so the root gate's
   // counters are not changing under the check).
   std::string check_invariants() const;
+  // What every acquisition waits for, as text (for a watchdog or a hung
+  // test): each waiting one's request, the lock and mode it waits for, and
+  // the holders and waiters ahead there that block it; each holding one's
+  // locks; the root gate. A best-effort snapshot: each shard is read under
+  // its own lock in turn (impl/path_lock_describe.hpp).
+  std::string describe_waits() const;
 
  private:
   friend struct impl::PathLockTestPeer;
@@ -289,7 +295,7 @@ class BasicPathLock {
   void check_nesting(const model::Request& request, WaitPolicy policy, const StopToken& stop);
   void record_held(impl::TaskId task, const model::Request& request);
   void forget_held(impl::TaskId task) noexcept;
-  std::mutex nesting_mu_;
+  mutable std::mutex nesting_mu_;
   std::vector<HeldRequest> held_requests_;
 
   const impl::Scheme& scheme_;

@@ -125,6 +125,7 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
           node->sleepers.reserve(node->sleepers.size() + 1);  // before queueing: no waiter without a sleeper
           node->queue.acquire(scheme_, guard.id_, step.mode);  // queues: try_acquire said so
           node->sleepers.emplace_back(guard.id_, &waiting.emplace());
+          waiting->request = &request;  // read by describe_waits() under this shard lock
         }
       } catch (...) {
         // Out of memory: nothing of this step is held or queued. Leave the

@@ -14,8 +14,10 @@
 //   path_lock_acquire.hpp  acquire, rollback, release, Guard
 //   path_lock_nesting.hpp  the report of unsafe nested acquisition
 //   path_lock_invariants.hpp  check_invariants()
+//   path_lock_describe.hpp    describe_waits()
 
 #include "pathlock/impl/path_lock_acquire.hpp"
+#include "pathlock/impl/path_lock_describe.hpp"
 #include "pathlock/impl/path_lock_gate.hpp"
 #include "pathlock/impl/path_lock_nesting.hpp"
 #include "pathlock/impl/path_lock_invariants.hpp"

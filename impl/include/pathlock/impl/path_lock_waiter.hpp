@@ -41,6 +41,7 @@ struct BasicPathLock<P>::Waiter {
   Atomic<State> state{};
   bool cancelled = false;           // set by the stop callback, under mu
   Waiter* next_to_wake = nullptr;   // a wake list, while kGranted
+  const model::Request* request = nullptr;  // what it acquires, for describe_waits()
   bool granted() const noexcept { return state.load(std::memory_order_acquire) != State::kWaiting; }
 };
 

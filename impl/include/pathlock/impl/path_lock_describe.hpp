@@ -1,0 +1,187 @@
+#pragma once
+// BasicPathLock::describe_waits(): what every acquisition is waiting for, as
+// text, for a watchdog, a hung test or a debugger. Read-only. Part of the
+// template's definitions: include path_lock_definitions.hpp, not this.
+//
+//   pathlock wait snapshot (scheme path-rwa-joined): 4 acquisitions, 2 waiting
+//   (best effort: each shard read under its own lock in turn, not one atomic view)
+//   root gate: open; gate modes RA WA; fast holders WA 4
+//   task 65537 WAITS for /b in W, request W{/b}
+//     holds: nothing in the table (a hold of the root through the gate has no task)
+//     blocked by: task 131072 holding /b in W, request W{/b}
+//   task 131073 WAITS for /a in W, request W{/a}
+//     holds: nothing in the table (a hold of the root through the gate has no task)
+//     blocked by: task 65536 holding /a in W, request W{/a}
+//   task 65536 holds W(/a), request W{/a}
+//   task 131072 holds W(/b), request W{/b}
+//
+// (two threads in a nested acquire cycle: each holds one write and asks for
+// the other's path; task ids are per acquisition, not per thread).
+//
+// A best-effort snapshot: each shard is read under its own lock, one after
+// another, never all at once, so an acquisition that moved while the shards
+// were read can show a hold or a wait it no longer has. A hung program does
+// not move, which is when this is read.
+//
+// What each part comes from:
+//   a waiting acquisition   its sleeper record (one per waiting acquisition,
+//                           on the entry it waits for); its request is the
+//                           one its thread passed to acquire, alive while the
+//                           record exists (the record is removed under the
+//                           same shard lock before the acquire returns)
+//   blocked by              LockQueue::blockers: the holders whose mode is
+//                           incompatible with the wait's, and the waiters
+//                           ahead of it with an incompatible mode
+//   holds                   every queue's holders, by task id; the root held
+//                           through the gate is counted there, not by task
+//   a granted request       only recorded while PathLockOptions::unsafe_nesting
+//                           tracks holders (debug builds by default)
+// A sleeper record whose task is not queued on its entry, or a waiter that
+// nothing blocks, is a lost grant or wake-up: the text says so.
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pathlock/impl/lock_queue.hpp"
+#include "pathlock/impl/path_lock_gate.hpp"
+#include "pathlock/impl/path_lock_table.hpp"
+#include "pathlock/impl/path_lock_waiter.hpp"
+#include "pathlock/path_lock.hpp"
+
+namespace pathlock {
+
+template <typename P>
+std::string BasicPathLock<P>::describe_waits() const {
+  enum class Standing { kHolding, kWaitingAhead };
+  struct Blocker {
+    impl::TaskId task;
+    Standing standing;
+    impl::ModeId mode;
+  };
+  struct Wait {
+    std::string lock;
+    std::optional<impl::ModeId> mode;  // empty: not queued on the entry
+    std::vector<Blocker> blockers;
+  };
+  struct Acquisition {
+    std::string request;             // empty: not recorded
+    std::vector<std::string> holds;  // "R(/a)"
+    std::optional<Wait> wait;
+  };
+  std::map<impl::TaskId, Acquisition> acquisitions;
+  std::vector<impl::TaskId> ids;
+  for (std::size_t i = 0; i <= shard_mask_; ++i) {
+    Shard& s = shards_[i];
+    SpinLockHolder hold(s.mu);
+    for (const Node* head : s.buckets) {
+      for (const Node* node = head; node != nullptr; node = node->next) {
+        for (const auto& h : node->queue.holders()) {
+          if (h.task < kFirstTaskId) continue;  // the gate's pseudo holders: on the gate's line
+          acquisitions[h.task].holds.push_back(fmt::format("{}({})", scheme_.mode_name(h.mode), node->key));
+        }
+        for (const auto& [task, waiter] : node->sleepers) {
+          Acquisition& a = acquisitions[task];
+          if (waiter != nullptr && waiter->request != nullptr) a.request = waiter->request->to_string();
+          Wait& w = a.wait.emplace();
+          w.lock = node->key;
+          for (const auto& q : node->queue.waiters()) {
+            if (q.task == task) w.mode = q.mode;
+          }
+          ids.clear();
+          node->queue.blockers(scheme_, task, ids);
+          for (const impl::TaskId id : ids) {
+            for (const auto& h : node->queue.holders()) {
+              if (h.task == id) w.blockers.push_back({id, Standing::kHolding, h.mode});
+            }
+            for (const auto& q : node->queue.waiters()) {
+              if (q.task == id) w.blockers.push_back({id, Standing::kWaitingAhead, q.mode});
+            }
+          }
+        }
+      }
+    }
+  }
+  if (options_.unsafe_nesting != UnsafeNesting::kIgnore) {
+    std::lock_guard<std::mutex> hold(nesting_mu_);
+    for (const HeldRequest& h : held_requests_) acquisitions[h.task].request = h.text;
+  }
+
+  // The root gate, under the root's shard lock (its pseudo holds live there).
+  std::string gate_line = "root gate: ";
+  if (gate_->modes == 0) {
+    gate_line += options_.root_gate ? "none (the scheme has no mode the gate can admit)" : "off (PathLockOptions)";
+  } else {
+    SpinLockHolder hold(shard_for(impl::path_hash("/")).mu);
+    const bool closed = gate_->closed.load(std::memory_order_seq_cst);
+    std::string modes;
+    std::string fast;
+    std::string pseudo;
+    for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
+      const impl::ModeId mode{m};
+      if (!gate_->admits(mode)) continue;
+      modes += " " + scheme_.mode_name(mode);
+      if (const std::int64_t n = gate_->fast_holders(mode); n != 0) {
+        fast += fmt::format(" {} {}", scheme_.mode_name(mode), n);
+      }
+      if ((gate_->pseudo_held >> m) & 1U) pseudo += fmt::format(" {} (task {})", scheme_.mode_name(mode), m);
+    }
+    gate_line += fmt::format("{}; gate modes{}; fast holders{}", closed ? "closed" : "open", modes,
+                             fast.empty() ? " none" : fast);
+    if (!pseudo.empty()) gate_line += "; pseudo holders of the root for the fast holders:" + pseudo;
+  }
+
+  const auto request_of = [&](impl::TaskId task) {
+    const auto it = acquisitions.find(task);
+    return it == acquisitions.end() || it->second.request.empty() ? std::string("request not recorded")
+                                                                   : "request " + it->second.request;
+  };
+  std::size_t waiting = 0;
+  for (const auto& [task, a] : acquisitions) waiting += a.wait.has_value() ? 1U : 0U;
+  std::string out = fmt::format("pathlock wait snapshot (scheme {}): {} acquisitions, {} waiting\n", scheme_.name(),
+                                acquisitions.size(), waiting);
+  out += "(best effort: each shard read under its own lock in turn, not one atomic view)\n";
+  out += gate_line + "\n";
+  for (const Standing pass : {Standing::kWaitingAhead, Standing::kHolding}) {
+    for (const auto& [task, a] : acquisitions) {
+      if (a.wait.has_value() != (pass == Standing::kWaitingAhead)) continue;
+      std::string holds;
+      for (const auto& h : a.holds) holds += (holds.empty() ? "" : ", ") + h;
+      if (!a.wait) {
+        out += fmt::format("task {} holds {}, {}\n", task, holds.empty() ? "the root through the gate" : holds,
+                           request_of(task));
+        continue;
+      }
+      const Wait& w = *a.wait;
+      const std::string mode = w.mode ? scheme_.mode_name(*w.mode) : std::string("?");
+      out += fmt::format("task {} WAITS for {} in {}, {}\n", task, w.lock, mode, request_of(task));
+      constexpr std::string_view kNone = "nothing in the table (a hold of the root through the gate has no task)";
+      out += fmt::format("  holds: {}\n", holds.empty() ? kNone : std::string_view(holds));
+      if (!w.mode) {
+        out += "  not queued on that entry, yet it has a sleeper record there: a lost grant\n";
+        continue;
+      }
+      if (w.blockers.empty()) {
+        out += "  blocked by nothing: it should have been granted (a lost grant or wake-up)\n";
+        continue;
+      }
+      for (const Blocker& b : w.blockers) {
+        const std::string who = b.task < kFirstTaskId
+                                    ? fmt::format("the root gate's fast holders (pseudo task {})", b.task)
+                                    : fmt::format("task {}", b.task);
+        out += fmt::format("  blocked by: {} {} {} in {}{}\n", who,
+                           b.standing == Standing::kHolding ? "holding" : "waiting ahead for", w.lock,
+                           scheme_.mode_name(b.mode), b.task < kFirstTaskId ? "" : ", " + request_of(b.task));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace pathlock

@@ -1,0 +1,96 @@
+// PathLock::describe_waits(): a thread blocked behind a holder is described
+// with both requests, the lock and mode it waits for and the holder that
+// blocks it; a waiter behind the root gate's fast holders names them; a
+// granted request is "not recorded" unless the lock tracks holders; once
+// everything is released nothing is described.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "pathlock/path_lock.hpp"
+#include "support/path_lock_support.hpp"
+#include "support/watchdog.hpp"
+
+namespace pathlock {
+namespace {
+
+using namespace std::chrono_literals;
+using model::Path;
+using testing_support::current_test_name;
+using testing_support::eventually;
+using testing_support::ThreadPhase;
+using testing_support::Watchdog;
+
+Path P(std::string_view s) { return Path::parse(s); }
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+// A copy that reads /docs waits behind a writer of /docs/2024, which holds
+// /docs in WA (path-rwa-joined): the copy holds its earlier step, /backup.
+void blocked_behind_a_writer(UnsafeNesting tracking) {
+  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 8, .unsafe_nesting = tracking});
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);
+  const auto write = model::write(P("/docs/2024")).request();
+  const auto copy = model::copy(P("/docs"), P("/backup")).request();
+  auto& copier = watchdog.thread("copier");
+  auto holder = lock.acquire(write);
+  std::thread t([&] {
+    copier.at(ThreadPhase::kAcquiring, copy);
+    auto g = lock.acquire(copy);
+    copier.at(ThreadPhase::kDone);
+  });
+  ASSERT_TRUE(eventually([&] { return lock.waiting_acquisitions() == 1; })) << "the copy never queued";
+  const std::string text = lock.describe_waits();
+  EXPECT_TRUE(contains(text, "2 acquisitions, 1 waiting")) << text;
+  EXPECT_TRUE(contains(text, "WAITS for /docs in R, request R{/docs} W{/backup}")) << text;
+  EXPECT_TRUE(contains(text, "holds: W(/backup)")) << text;
+  EXPECT_TRUE(contains(text, "root gate: open")) << text;
+  if (tracking == UnsafeNesting::kIgnore) {
+    EXPECT_TRUE(contains(text, "holding /docs in WA, request not recorded")) << text;
+    EXPECT_TRUE(contains(text, "holds WA(/docs), W(/docs/2024), request not recorded")) << text;
+  } else {
+    EXPECT_TRUE(contains(text, "holding /docs in WA, request W{/docs/2024}")) << text;
+    EXPECT_TRUE(contains(text, "holds WA(/docs), W(/docs/2024), request W{/docs/2024}")) << text;
+  }
+  holder.release();
+  t.join();
+  EXPECT_TRUE(contains(lock.describe_waits(), "0 acquisitions, 0 waiting")) << lock.describe_waits();
+}
+
+TEST(PathLockDescribe, AThreadBlockedBehindAHolderIsDescribedWithBothRequests) {
+  blocked_behind_a_writer(UnsafeNesting::kThrow);
+}
+
+TEST(PathLockDescribe, AGrantedRequestIsNotRecordedUnlessHoldersAreTracked) {
+  blocked_behind_a_writer(UnsafeNesting::kIgnore);
+}
+
+// A writer of / closes the gate and waits behind the pseudo holder that
+// stands for a reader's fast hold of the root.
+TEST(PathLockDescribe, AWaiterBehindTheRootGatesFastHoldersNamesThem) {
+  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 2});
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);
+  auto reader = lock.read(P("/a"));
+  EXPECT_TRUE(contains(lock.describe_waits(), "root gate: open; gate modes RA WA; fast holders RA 1"))
+      << lock.describe_waits();
+  const auto write_root = model::write(P("/")).request();
+  std::atomic<bool> granted{false};
+  std::thread writer([&] { granted = lock.acquire(write_root).owns_lock(); });
+  ASSERT_TRUE(eventually([&] { return lock.waiting_acquisitions() == 1; })) << "the writer never queued";
+  const std::string text = lock.describe_waits();
+  EXPECT_TRUE(contains(text, "root gate: closed")) << text;
+  EXPECT_TRUE(contains(text, "WAITS for / in W, request W{/}")) << text;
+  EXPECT_TRUE(contains(text, "blocked by: the root gate's fast holders (pseudo task 0) holding / in RA")) << text;
+  reader.release();
+  writer.join();
+  EXPECT_TRUE(granted.load());
+}
+
+}  // namespace
+}  // namespace pathlock
