@@ -92,6 +92,12 @@ int run_simulate(const SimulateCliOptions& o) {
                 << " with: " << reports::replay_command(o.out, sc.scheme->name()) << "\n";
     }
   }
+  if (result.oracle_broken) {
+    // Every efficiency above was measured against it: the run proves nothing.
+    failed = true;
+    std::cout << "the oracle admission policy is broken, so no efficiency is valid: " << *result.oracle_broken
+              << "\n";
+  }
   return o.strict && failed ? kExitUnsafe : kExitPass;
 }
 

@@ -1,4 +1,5 @@
 #include "pathlock/sim/campaign.hpp"
+#include "pathlock/sim/oracle.hpp"
 
 #include <fmt/format.h>
 
@@ -167,7 +168,13 @@ CampaignResult run_campaign(const CampaignSpec& spec, const CampaignProgress& pr
     p.level = spec.levels[i];
     p.seed = sweep_seeds[i];
     p.tasks_scheduled = sweep[i].tasks.size();
-    p.metrics = simulate_oracle(sweep[i]);
+    OracleTrace trace;
+    p.metrics = simulate_oracle(sweep[i], &trace);
+    if (!out.oracle_broken) {
+      if (auto why = judge_oracle_run(sweep[i], trace)) {
+        out.oracle_broken = fmt::format("level {}, seed {}: {}", p.level, p.seed, *why);
+      }
+    }
     p.efficiency = 1.0;
     out.oracle.push_back(p);
     work.finish_run(sweep[i]);

@@ -96,6 +96,9 @@ struct SchemeCampaign {
 struct CampaignResult {
   CampaignSpec spec;
   std::vector<SweepPoint> oracle;  // per level
+  // The oracle's first run that its recurrence contradicts (sim/oracle.hpp):
+  // every efficiency is then measured against a wrong baseline.
+  std::optional<std::string> oracle_broken;
   StaticAnalysis statics;          // the schemes' static tables, for comparison
   std::vector<SchemeCampaign> schemes;
 };
