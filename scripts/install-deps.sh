@@ -12,6 +12,7 @@ PACKAGES=(
   libboost-graph-dev                   # Graphviz output of wait-for cycles
   gnuplot-nox                          # the simulation report's plots
   spin                                 # the SPIN cross-check of the model checker (proofs/)
+  ccache                               # the mutation script's rebuilds reuse the main build's objects
 )
 
 missing=()

@@ -27,8 +27,9 @@ cd "$(dirname "$0")/.."
 source_root=$PWD
 scratch=${MUTATE_DIR:-/tmp/pathlock-mutate}
 mutants_file=sim/mutants/mutants.json
-# The scratch copy hits the compiler cache of the source tree's builds.
-export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=/ CCACHE_NOHASHDIR=1
+# The scratch copy hits the compiler cache of the source tree's builds: the
+# top CMakeLists.txt keys ccache on paths relative to each tree.
+unset CMAKE_CXX_COMPILER_LAUNCHER
 
 usage() { sed -n '/^#   bash/s/^# *//p' "$0" >&2; }
 selection=all only="" tsan=off out_dir=""
