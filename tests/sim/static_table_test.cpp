@@ -231,3 +231,93 @@ TEST(StaticTable, ProgressReachesTheEnd) {
 
 }  // namespace
 }  // namespace pathlock::sim
+
+// --- Claims checked before the merge shortcut ---------------------------------
+
+namespace pathlock::sim {
+namespace {
+
+// Claims to be a strict total order, but ties siblings (/a and /ab): not
+// total. (Still a strict weak order, so sorting by it is defined.)
+std::strong_ordering ties_siblings(std::string_view a, std::string_view b) {
+  const auto da = model::path_text_depth(a);
+  const auto db = model::path_text_depth(b);
+  if (da != db) return da <=> db;
+  if (a != b && a.substr(0, a.rfind('/')) == b.substr(0, b.rfind('/'))) return std::strong_ordering::equal;
+  return model::compare_path_text(a, b);
+}
+
+// A strict total order (deepest first) that claims to put ancestors first:
+// one-path plans are then emitted shallowest first, against the order.
+std::strong_ordering deepest_first_claiming_ancestors_first(std::string_view a, std::string_view b) {
+  const auto da = model::path_text_depth(a);
+  const auto db = model::path_text_depth(b);
+  if (da != db) return db <=> da;
+  return model::compare_path_text(a, b);
+}
+
+// The pairs the merge would have judged differently from every step pair.
+std::uint64_t merge_errors(const impl::Scheme& scheme, const StaticAnalysis& a) {
+  const auto ops = enumerate_operations(a.paths);
+  std::vector<impl::Plan> plans;
+  for (const auto& op : ops) plans.push_back(impl::plan_for(scheme, op.request()));
+  std::uint64_t wrong = 0;
+  for (std::size_t j = 0; j < plans.size(); ++j) {
+    for (std::size_t i = 0; i <= j; ++i) {
+      wrong += impl::plans_conflict(scheme, plans[i], plans[j]).has_value() !=
+               every_step_pair_conflict(scheme, plans[i], plans[j]).has_value();
+    }
+  }
+  return wrong;
+}
+
+void expect_broken_claim_falls_back(const impl::Scheme& broken, PlanClaim claim) {
+  const impl::Scheme* one[] = {&broken};
+  const auto a = analyze_static(one, TreeSpec{});
+  const auto& t = a.schemes.front();
+  const auto& c = t.claims.claims[static_cast<std::size_t>(claim)];
+  EXPECT_EQ(c.status, ClaimStatus::kBroken) << to_string(claim);
+  ASSERT_TRUE(c.witness.has_value());
+  EXPECT_FALSE(c.witness->paths.empty());
+  EXPECT_EQ(t.claims.computation, PairComputation::kEveryStepPair);
+  // The merge would have reported pairs that are not there...
+  EXPECT_GT(merge_errors(broken, a), 0u);
+  // ...the table reports those of the general computation: the plans take
+  // the same locks in the same modes as path-rwa-joined's, which is exact.
+  EXPECT_EQ(t.unsafe_pairs, 0u);
+  EXPECT_EQ(t.over_blocked_pairs, 0u);
+  EXPECT_EQ(t.score4, (model::Score{4, 4}));
+}
+
+TEST(StaticTableClaims, AnOrderThatTiesSiblingsIsReportedAndNotMerged) {
+  const impl::LockOrder order("ties-siblings", "claims strict and total; ties /a and /ab", &ties_siblings,
+                              impl::Ancestry::kAncestorsFirst, impl::Totality::kStrictTotal);
+  const auto broken = impl::path_rwa_joined_scheme().with_order(order, "broken-order");
+  ASSERT_TRUE(broken.canonical_plans());
+  expect_broken_claim_falls_back(broken, PlanClaim::kStrictTotalOrder);
+}
+
+TEST(StaticTableClaims, PlansAgainstTheirOrderAreReportedAndNotMerged) {
+  const impl::LockOrder order("deepest-first-lying", "deepest first, claims ancestors first",
+                              &deepest_first_claiming_ancestors_first, impl::Ancestry::kAncestorsFirst,
+                              impl::Totality::kStrictTotal);
+  const auto broken = impl::path_rwa_joined_scheme().with_order(order, "broken-plans");
+  expect_broken_claim_falls_back(broken, PlanClaim::kStrictlyIncreasing);
+  const impl::Scheme* one[] = {&broken};
+  const auto a = analyze_static(one, TreeSpec{});
+  const auto& w = *a.schemes.front().claims.claims[static_cast<std::size_t>(PlanClaim::kStrictlyIncreasing)].witness;
+  ASSERT_TRUE(w.operation.has_value() && w.plan.has_value());
+  EXPECT_EQ(w.paths.size(), 2u);
+  EXPECT_EQ(a.schemes.front().claims.claims[0].status, ClaimStatus::kHolds);  // the order itself is fine
+}
+
+TEST(StaticTableClaims, BuiltinSchemesKeepEveryClaimAndMerge) {
+  for (const auto& t : default_analysis().schemes) {
+    EXPECT_FALSE(t.claims.any_broken()) << t.scheme->name();
+    EXPECT_EQ(t.claims.computation, PairComputation::kMerge) << t.scheme->name();
+  }
+  EXPECT_EQ(default_analysis().model_disagreements, 0u);
+}
+
+}  // namespace
+}  // namespace pathlock::sim
