@@ -370,6 +370,13 @@ CheckResult check_scheme(const impl::Scheme& scheme, const CheckOptions& o, cons
                                      w.second.to_string()));
   }
 
+  for (const auto& c : r.statics.claims.claims) {
+    if (c.status == ClaimStatus::kBroken) {
+      r.findings.push_back(fmt::format("static table: claim broken: {} ({}); pairs judged by {}", to_string(c.claim),
+                                       c.witness->explanation, to_string(r.statics.claims.computation)));
+    }
+  }
+
   std::optional<Failure> first;
   explore_family(planner, o, r, first, progress);
 
@@ -387,7 +394,7 @@ CheckResult check_scheme(const impl::Scheme& scheme, const CheckOptions& o, cons
   run_campaigns(planner, o, r, first_campaign, progress);
   if (!first) first = std::move(first_campaign);
 
-  r.model_error = model_error_of(analysis, first ? &first->scenario : nullptr);
+  r.model_error = model_error_of(analysis, first ? &first->scenario : nullptr, r.campaign_scenarios);
   if (first && !r.model_error) r.counterexample = minimize(planner, *first, o, progress);
   const auto any = [&](EvidenceStatus status) {
     return r.static_status == status ||

@@ -36,12 +36,18 @@ std::optional<std::string> scenario_model_error(const Scenario& s) {
   return std::nullopt;
 }
 
-std::optional<std::string> model_error_of(const StaticAnalysis& analysis, const Scenario* failing) {
+std::optional<std::string> model_error_of(const StaticAnalysis& analysis, const Scenario* failing,
+                                          std::span<const Scenario> campaign_scenarios) {
   if (analysis.first_model_disagreement) {
     return fmt::format("{} ({} of {} pairs of the static table disagree)", to_string(*analysis.first_model_disagreement),
                        analysis.model_disagreements, analysis.pairs);
   }
-  if (failing != nullptr) return scenario_model_error(*failing);
+  if (failing != nullptr) {
+    if (auto e = scenario_model_error(*failing)) return e;
+  }
+  for (const auto& s : campaign_scenarios) {
+    if (auto e = scenario_model_error(s)) return e;
+  }
   return std::nullopt;
 }
 

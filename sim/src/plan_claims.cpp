@@ -40,7 +40,7 @@ bool PlanClaims::any_broken() const noexcept {
 
 namespace {
 
-std::string order_result(std::strong_ordering c) { return c < 0 ? "before" : c > 0 ? "after" : "equal to"; }
+std::string order_result(std::strong_ordering c) { return c < 0 ? "comes before" : c > 0 ? "comes after" : "ties with"; }
 
 std::optional<ClaimWitness> order_witness(const impl::LockOrder& order, std::span<const model::Path> paths) {
   std::vector<model::Path> some(paths.begin(), paths.end());
@@ -63,7 +63,7 @@ void check_plan(const impl::Scheme& scheme, const model::Operation& op, const im
     if (c < 0) continue;
     increasing.witness = ClaimWitness{
         op, plan, {steps[k - 1].lock, steps[k].lock},
-        fmt::format("steps {} and {}: {} comes {} {} in order {}", k, k + 1, steps[k - 1].lock.str(),
+        fmt::format("steps {} and {}: {} {} {} in order {}", k, k + 1, steps[k - 1].lock.str(),
                     order_result(c), steps[k].lock.str(), order.name())};
   }
   for (std::size_t k = 1; k < steps.size() && !once.witness; ++k) {

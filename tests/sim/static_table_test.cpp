@@ -6,6 +6,7 @@
 
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/static_table.hpp"
+#include "support/broken_orders.hpp"
 
 namespace pathlock::sim {
 namespace {
@@ -237,25 +238,6 @@ TEST(StaticTable, ProgressReachesTheEnd) {
 namespace pathlock::sim {
 namespace {
 
-// Claims to be a strict total order, but ties siblings (/a and /ab): not
-// total. (Still a strict weak order, so sorting by it is defined.)
-std::strong_ordering ties_siblings(std::string_view a, std::string_view b) {
-  const auto da = model::path_text_depth(a);
-  const auto db = model::path_text_depth(b);
-  if (da != db) return da <=> db;
-  if (a != b && a.substr(0, a.rfind('/')) == b.substr(0, b.rfind('/'))) return std::strong_ordering::equal;
-  return model::compare_path_text(a, b);
-}
-
-// A strict total order (deepest first) that claims to put ancestors first:
-// one-path plans are then emitted shallowest first, against the order.
-std::strong_ordering deepest_first_claiming_ancestors_first(std::string_view a, std::string_view b) {
-  const auto da = model::path_text_depth(a);
-  const auto db = model::path_text_depth(b);
-  if (da != db) return db <=> da;
-  return model::compare_path_text(a, b);
-}
-
 // The pairs the merge would have judged differently from every step pair.
 std::uint64_t merge_errors(const impl::Scheme& scheme, const StaticAnalysis& a) {
   const auto ops = enumerate_operations(a.paths);
@@ -290,7 +272,7 @@ void expect_broken_claim_falls_back(const impl::Scheme& broken, PlanClaim claim)
 }
 
 TEST(StaticTableClaims, AnOrderThatTiesSiblingsIsReportedAndNotMerged) {
-  const impl::LockOrder order("ties-siblings", "claims strict and total; ties /a and /ab", &ties_siblings,
+  const impl::LockOrder order("ties-siblings", "claims strict and total; ties /a and /ab", &testing::ties_siblings,
                               impl::Ancestry::kAncestorsFirst, impl::Totality::kStrictTotal);
   const auto broken = impl::path_rwa_joined_scheme().with_order(order, "broken-order");
   ASSERT_TRUE(broken.canonical_plans());
@@ -299,7 +281,7 @@ TEST(StaticTableClaims, AnOrderThatTiesSiblingsIsReportedAndNotMerged) {
 
 TEST(StaticTableClaims, PlansAgainstTheirOrderAreReportedAndNotMerged) {
   const impl::LockOrder order("deepest-first-lying", "deepest first, claims ancestors first",
-                              &deepest_first_claiming_ancestors_first, impl::Ancestry::kAncestorsFirst,
+                              &testing::deepest_first, impl::Ancestry::kAncestorsFirst,
                               impl::Totality::kStrictTotal);
   const auto broken = impl::path_rwa_joined_scheme().with_order(order, "broken-plans");
   expect_broken_claim_falls_back(broken, PlanClaim::kStrictlyIncreasing);

@@ -5,6 +5,7 @@
 // reported as a model error, never as a safety violation of the lock.
 
 #include <optional>
+#include <span>
 #include <string>
 
 #include "pathlock/model/request.hpp"
@@ -31,7 +32,9 @@ std::optional<std::string> scenario_model_error(const Scenario& s);
 struct StaticAnalysis;
 // What `pathlock check` reports as a model error: the static table's first
 // disagreement (it judged every pair both ways), else one in the failing
-// scenario, if any.
-std::optional<std::string> model_error_of(const StaticAnalysis& analysis, const Scenario* failing);
+// scenario, else one in the campaigns' scenarios (every pair of requests of
+// two tasks, whether the runs found them together or not).
+std::optional<std::string> model_error_of(const StaticAnalysis& analysis, const Scenario* failing,
+                                          std::span<const Scenario> campaign_scenarios);
 
 }  // namespace pathlock::sim
