@@ -154,8 +154,9 @@ inline rc::Gen<model::Path> gen_near_path(const model::Path& p) {
           case 0: return p;
           case 1: c.resize(comps.empty() ? 0 : cut % comps.size()); break;  // an ancestor
           case 2: c.push_back(extra); break;                                   // a child
-          case 3:                                                              // a sibling prefix
+          case 3:  // a sibling prefix, or a path below one (/a/b -> /a/bc/a: deeper, yet unrelated)
             if (c.empty()) c.push_back(extra); else c.back() += extra;
+            if (cut % 2 == 1) c.push_back("a");
             break;
           case 4:  // the last component cut short, or a sibling prefix one level up
             if (c.empty()) {
