@@ -279,6 +279,7 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
     s["scheme"] = impl::scheme_to_json(*cs.scheme);
     s["verdict"] = std::string(sim::to_string(r.verdict));
     s["findings"] = r.findings;
+    if (r.model_error) s["model_error"] = *r.model_error;  // the model disagrees with itself: not the scheme's bug
     s["options"] = {{"family", std::string(sim::to_string(o.family))},
                     {"seed", o.seed},
                     {"campaign_scenarios", o.campaign_scenarios},

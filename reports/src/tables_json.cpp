@@ -92,6 +92,19 @@ json scheme_json(const sim::SchemeTable& t) {
                        {"lost_conflict_of", s.mode_name(d.operand)},
                        {"with", s.mode_name(d.witness)}});
   }
+  json claims = json::array();
+  for (const auto& c : t.claims.claims) {
+    json witness = nullptr;
+    if (c.witness) {
+      json paths = json::array();
+      for (const auto& p : c.witness->paths) paths.push_back(p.str());
+      witness = {{"explanation", c.witness->explanation},
+                 {"operation", c.witness->operation ? json(c.witness->operation->to_string()) : json(nullptr)},
+                 {"plan", c.witness->plan ? json(impl::to_string(s, *c.witness->plan)) : json(nullptr)},
+                 {"paths", paths}};
+    }
+    claims.push_back({{"claim", sim::to_string(c.claim)}, {"status", sim::to_string(c.status)}, {"witness", witness}});
+  }
   return {{"name", s.name()},
           {"title", s.title()},
           {"granularity", impl::to_string(s.granularity())},
@@ -111,7 +124,9 @@ json scheme_json(const sim::SchemeTable& t) {
           {"over_blocked_pairs", t.over_blocked_pairs},
           {"over_blocked_witness", witness_json(s, t.over_blocked_witness)},
           {"by_operation", by_kind},
-          {"join_defects", defects}};
+          {"join_defects", defects},
+          {"claims", claims},
+          {"pair_computation", sim::to_string(t.claims.computation)}};
 }
 
 }  // namespace

@@ -115,12 +115,27 @@ Table kind_table(const sim::SchemeTable& t) {
   return out;
 }
 
+// A broken claim of the scheme, with its witness: the table then compared
+// every pair of steps instead of merging plans (sim/plan_claims.hpp).
+void broken_claims(Document& doc, const sim::SchemeTable& t) {
+  const auto& s = *t.scheme;
+  for (const auto& c : t.claims.claims) {
+    if (c.status != sim::ClaimStatus::kBroken || !c.witness) continue;
+    const auto& w = *c.witness;
+    doc.alert(fmt::format("CLAIM BROKEN ({}): {}. The pairs below are judged by {}, not by the merge of "
+                          "sorted plans that the claim would allow.",
+                          sim::to_string(c.claim), w.explanation, sim::to_string(t.claims.computation)));
+    if (w.operation && w.plan) doc.code(side_text(s, *w.operation, *w.plan));
+  }
+}
+
 void scheme_section(Document& doc, const sim::SchemeTable& t) {
   const auto& s = *t.scheme;
   doc.heading(2, fmt::format("{}: {}", s.name(), s.title()));
   doc.paragraph(fmt::format("{} Granularity: {}. Acquisition order: {} ({}).", s.description(),
                             impl::to_string(s.granularity()), s.order().name(),
                             s.order().description()));
+  broken_claims(doc, t);
   if (!t.safe()) {
     doc.alert(fmt::format(
         "UNSAFE: {} of {} conflicting request pairs can hold their locks at the same time. "

@@ -8,6 +8,7 @@
 
 #include "pathlock/impl/order_defect.hpp"
 #include "pathlock/model/error.hpp"
+#include "pathlock/sim/model_agreement.hpp"
 #include "pathlock/sim/rng.hpp"
 #include "pathlock/sim/scheduler.hpp"
 #include "pathlock/sim/schedulers/pct_scheduler.hpp"
@@ -354,9 +355,10 @@ CheckResult check_scheme(const impl::Scheme& scheme, const CheckOptions& o, cons
 
   // Static table.
   const impl::Scheme* one[] = {&scheme};
-  r.statics = analyze_static(one, o.static_tree, [&](std::uint64_t done, std::uint64_t total) {
+  const StaticAnalysis analysis = analyze_static(one, o.static_tree, [&](std::uint64_t done, std::uint64_t total) {
     if (progress) progress("static", done, total);
-  }).schemes.front();
+  });
+  r.statics = analysis.schemes.front();
   r.static_status = !r.statics.safe()        ? EvidenceStatus::kFail
                     : r.statics.pairs == 0   ? EvidenceStatus::kNoPower
                                              : EvidenceStatus::kPass;
@@ -366,6 +368,13 @@ CheckResult check_scheme(const impl::Scheme& scheme, const CheckOptions& o, cons
                                      "first {} with {}",
                                      r.statics.unsafe_pairs, r.statics.pairs, w.first.to_string(),
                                      w.second.to_string()));
+  }
+
+  for (const auto& c : r.statics.claims.claims) {
+    if (c.status == ClaimStatus::kBroken) {
+      r.findings.push_back(fmt::format("static table: claim broken: {} ({}); pairs judged by {}", to_string(c.claim),
+                                       c.witness->explanation, to_string(r.statics.claims.computation)));
+    }
   }
 
   std::optional<Failure> first;
@@ -385,7 +394,8 @@ CheckResult check_scheme(const impl::Scheme& scheme, const CheckOptions& o, cons
   run_campaigns(planner, o, r, first_campaign, progress);
   if (!first) first = std::move(first_campaign);
 
-  if (first) r.counterexample = minimize(planner, *first, o, progress);
+  r.model_error = model_error_of(analysis, first ? &first->scenario : nullptr, r.campaign_scenarios);
+  if (first && !r.model_error) r.counterexample = minimize(planner, *first, o, progress);
   const auto any = [&](EvidenceStatus status) {
     return r.static_status == status ||
            std::any_of(r.family.begin(), r.family.end(), [&](const auto& p) { return p.status == status; }) ||
@@ -395,7 +405,10 @@ CheckResult check_scheme(const impl::Scheme& scheme, const CheckOptions& o, cons
   const bool dynamic_power =
       std::any_of(r.family.begin(), r.family.end(), [](const auto& p) { return has_power(p.status); }) ||
       std::any_of(r.campaigns.begin(), r.campaigns.end(), [](const auto& c) { return has_power(c.status); });
-  if (first || any(EvidenceStatus::kFail) || order_defect) {
+  if (r.model_error) {
+    r.verdict = CheckVerdict::kFail;
+    r.findings.insert(r.findings.begin(), *r.model_error + " (a bug in the model, not in the scheme)");
+  } else if (first || any(EvidenceStatus::kFail) || order_defect) {
     r.verdict = CheckVerdict::kFail;
   } else if (any(EvidenceStatus::kIncomplete)) {
     r.verdict = CheckVerdict::kInconclusive;

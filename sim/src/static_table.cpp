@@ -6,6 +6,8 @@
 #include <string>
 
 #include "pathlock/model/error.hpp"
+#include "pathlock/model/key_prefix.hpp"
+#include "pathlock/sim/model_agreement.hpp"
 
 namespace pathlock::sim {
 namespace {
@@ -65,6 +67,13 @@ void check_table_size(const TreeSpec& tree, std::size_t schemes, std::uint64_t m
 
 }  // namespace
 
+std::string to_string(const ModelDisagreement& d) {
+  const auto says = [](bool c) { return c ? "conflict" : "do not conflict"; };
+  return fmt::format("model error: model::conflicts says {} and {} {}; the key-prefix formulation says they {}",
+                     d.first.to_string(), d.second.to_string(), says(d.primary_conflicts),
+                     says(d.second_conflicts));
+}
+
 TableSize table_size(const TreeSpec& tree) {
   TableSize size;
   std::uint64_t level = 1;  // paths at the current depth
@@ -96,6 +105,10 @@ StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, cons
   std::vector<model::Request> requests;
   requests.reserve(n);
   for (const auto& op : ops) requests.push_back(op.request());
+  // The second formulation of the model judges every pair too.
+  std::vector<model::key_prefix::Accesses> ranges;
+  ranges.reserve(n);
+  for (const auto& r : requests) ranges.emplace_back(r);
 
   // plans[s][i]: scheme s's plan for operation i.
   std::vector<std::vector<impl::Plan>> plans(schemes.size());
@@ -117,6 +130,7 @@ StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, cons
       }
     }
     t.join_defects = impl::join_defects(*schemes[s]);
+    t.claims = check_plan_claims(*schemes[s], out.paths, ops, plans[s]);
   }
   const auto by_kind_slot = [](model::OpKind x, model::OpKind y) {
     std::size_t a = kind_index(x);
@@ -126,15 +140,24 @@ StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, cons
     return a * kKinds - a * (a + 1) / 2 + b;
   };
 
+  const ConflictPredicate primary_override = primary_conflicts_for_testing();
   std::uint64_t done = 0;
   for (std::size_t j = 0; j < n; ++j) {
     for (std::size_t i = 0; i <= j; ++i) {
       const auto spec = model::conflict_witness(requests[i], requests[j]);
       const auto category = model::categorize(requests[i], requests[j]);
+      const bool primary = primary_override ? primary_override(requests[i], requests[j]) : spec.has_value();
+      if (const bool second = model::key_prefix::conflicts(ranges[i], ranges[j]); second != primary) {
+        if (out.model_disagreements++ == 0) {
+          out.first_model_disagreement = ModelDisagreement{ops[i], ops[j], primary, second};
+        }
+      }
       const std::size_t slot = by_kind_slot(ops[i].kind, ops[j].kind);
       for (std::size_t s = 0; s < schemes.size(); ++s) {
         auto& t = out.schemes[s];
-        const auto lock = impl::plans_conflict(*schemes[s], plans[s][i], plans[s][j]);
+        const auto lock = t.claims.computation == PairComputation::kMerge
+                              ? impl::plans_conflict(*schemes[s], plans[s][i], plans[s][j])
+                              : every_step_pair_conflict(*schemes[s], plans[s][i], plans[s][j]);
         const bool blocked = lock.has_value();
         ++t.pairs;
         auto& k = t.by_kind[slot];

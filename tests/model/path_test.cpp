@@ -148,7 +148,10 @@ RC_GTEST_PROP(PathProps, ArbitraryBytesAreMappedOrRejected, (const std::string& 
   }
 }
 
-RC_GTEST_PROP(PathProps, LineageIsSymmetricWithPrefixSemantics, (const Path& p, const Path& q)) {
+RC_GTEST_PROP(PathProps, LineageIsSymmetricWithPrefixSemantics, ()) {
+  // Pairs near each other (sibling prefixes, ancestors, the root, odd bytes):
+  // uniformly random pairs rarely tell a raw string prefix from a path prefix.
+  const auto [p, q] = *testing::gen_near_pair();
   RC_ASSERT(related(p, q) == related(q, p));
   RC_ASSERT(related(p, q) == reference_related(comps(p), comps(q)));
   RC_ASSERT(p.is_proper_ancestor_of(q) ==

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "pathlock/reports/tables.hpp"
+#include "support/broken_orders.hpp"
 
 namespace pathlock::reports {
 namespace {
@@ -118,6 +119,33 @@ TEST(TablesFiles, ReadmeQuotesTheComputedSummary) {
   const std::string table = render_markdown(doc);
   const std::string readme = slurp(std::filesystem::path(PATHLOCK_SOURCE_DIR) / "README.md");
   EXPECT_NE(readme.find(table), std::string::npos) << "README.md should quote:\n" << table;
+}
+
+}  // namespace
+}  // namespace pathlock::reports
+
+namespace pathlock::reports {
+namespace {
+
+TEST(TablesReport, ABrokenClaimIsReportedWithItsWitness) {
+  const impl::LockOrder order("ties-siblings", "ties /a and /ab", &testing::ties_siblings,
+                              impl::Ancestry::kAncestorsFirst, impl::Totality::kStrictTotal);
+  const auto broken = impl::path_rwa_joined_scheme().with_order(order, "broken-order");
+  const impl::Scheme* one[] = {&broken};
+  const auto a = sim::analyze_static(one, sim::TreeSpec{});
+  const auto md = tables_markdown(a);
+  EXPECT_NE(md.find("CLAIM BROKEN (the order is a strict total order): order ties-siblings: totality fails: /a and "
+                    "/ab compare equal. The pairs below are judged by every pair of steps"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("UNSAFE"), std::string::npos);
+  const auto j = tables_json(a)["schemes"][0];
+  EXPECT_EQ(j["claims"][0]["status"], "broken");
+  EXPECT_EQ(j["pair_computation"], "every pair of steps");
+  EXPECT_EQ(j["unsafe_pairs"], 0);
+  const auto good = tables_json(analysis())["schemes"][0];
+  EXPECT_EQ(good["claims"][0]["status"], "holds");
+  EXPECT_EQ(good["pair_computation"], "merge of sorted plans");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/static_table.hpp"
+#include "support/broken_orders.hpp"
 
 namespace pathlock::sim {
 namespace {
@@ -227,6 +228,77 @@ TEST(StaticTable, ProgressReachesTheEnd) {
                        [&](std::uint64_t d, std::uint64_t t) { last = d; total = t; });
   EXPECT_GT(total, 0u);
   EXPECT_EQ(last, total);
+}
+
+}  // namespace
+}  // namespace pathlock::sim
+
+// --- Claims checked before the merge shortcut ---------------------------------
+
+namespace pathlock::sim {
+namespace {
+
+// The pairs the merge would have judged differently from every step pair.
+std::uint64_t merge_errors(const impl::Scheme& scheme, const StaticAnalysis& a) {
+  const auto ops = enumerate_operations(a.paths);
+  std::vector<impl::Plan> plans;
+  for (const auto& op : ops) plans.push_back(impl::plan_for(scheme, op.request()));
+  std::uint64_t wrong = 0;
+  for (std::size_t j = 0; j < plans.size(); ++j) {
+    for (std::size_t i = 0; i <= j; ++i) {
+      wrong += impl::plans_conflict(scheme, plans[i], plans[j]).has_value() !=
+               every_step_pair_conflict(scheme, plans[i], plans[j]).has_value();
+    }
+  }
+  return wrong;
+}
+
+void expect_broken_claim_falls_back(const impl::Scheme& broken, PlanClaim claim) {
+  const impl::Scheme* one[] = {&broken};
+  const auto a = analyze_static(one, TreeSpec{});
+  const auto& t = a.schemes.front();
+  const auto& c = t.claims.claims[static_cast<std::size_t>(claim)];
+  EXPECT_EQ(c.status, ClaimStatus::kBroken) << to_string(claim);
+  ASSERT_TRUE(c.witness.has_value());
+  EXPECT_FALSE(c.witness->paths.empty());
+  EXPECT_EQ(t.claims.computation, PairComputation::kEveryStepPair);
+  // The merge would have reported pairs that are not there...
+  EXPECT_GT(merge_errors(broken, a), 0u);
+  // ...the table reports those of the general computation: the plans take
+  // the same locks in the same modes as path-rwa-joined's, which is exact.
+  EXPECT_EQ(t.unsafe_pairs, 0u);
+  EXPECT_EQ(t.over_blocked_pairs, 0u);
+  EXPECT_EQ(t.score4, (model::Score{4, 4}));
+}
+
+TEST(StaticTableClaims, AnOrderThatTiesSiblingsIsReportedAndNotMerged) {
+  const impl::LockOrder order("ties-siblings", "claims strict and total; ties /a and /ab", &testing::ties_siblings,
+                              impl::Ancestry::kAncestorsFirst, impl::Totality::kStrictTotal);
+  const auto broken = impl::path_rwa_joined_scheme().with_order(order, "broken-order");
+  ASSERT_TRUE(broken.canonical_plans());
+  expect_broken_claim_falls_back(broken, PlanClaim::kStrictTotalOrder);
+}
+
+TEST(StaticTableClaims, PlansAgainstTheirOrderAreReportedAndNotMerged) {
+  const impl::LockOrder order("deepest-first-lying", "deepest first, claims ancestors first",
+                              &testing::deepest_first, impl::Ancestry::kAncestorsFirst,
+                              impl::Totality::kStrictTotal);
+  const auto broken = impl::path_rwa_joined_scheme().with_order(order, "broken-plans");
+  expect_broken_claim_falls_back(broken, PlanClaim::kStrictlyIncreasing);
+  const impl::Scheme* one[] = {&broken};
+  const auto a = analyze_static(one, TreeSpec{});
+  const auto& w = *a.schemes.front().claims.claims[static_cast<std::size_t>(PlanClaim::kStrictlyIncreasing)].witness;
+  ASSERT_TRUE(w.operation.has_value() && w.plan.has_value());
+  EXPECT_EQ(w.paths.size(), 2u);
+  EXPECT_EQ(a.schemes.front().claims.claims[0].status, ClaimStatus::kHolds);  // the order itself is fine
+}
+
+TEST(StaticTableClaims, BuiltinSchemesKeepEveryClaimAndMerge) {
+  for (const auto& t : default_analysis().schemes) {
+    EXPECT_FALSE(t.claims.any_broken()) << t.scheme->name();
+    EXPECT_EQ(t.claims.computation, PairComputation::kMerge) << t.scheme->name();
+  }
+  EXPECT_EQ(default_analysis().model_disagreements, 0u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pathlock/model/conflict.hpp"
+#include "pathlock/sim/model_agreement.hpp"
 
 namespace pathlock::sim::lockcheck {
 
@@ -12,6 +13,8 @@ std::optional<std::string> GrantLedger::granted(std::uint32_t thread, const mode
   for (std::uint32_t other = 0; other < held_.size(); ++other) {
     if (other == thread) continue;
     for (const auto& r : held_[other]) {
+      // A pair the model's two formulations judge differently is a model error, not a lock bug.
+      if (auto model_error = sim::model_error(r, request)) return *model_error;
       if (model::conflicts(r, request)) {
         return fmt::format("mutual exclusion broken: thread {} was granted {} while thread {} holds {}", thread,
                            request.to_string(), other, r.to_string());

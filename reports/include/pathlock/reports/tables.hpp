@@ -20,7 +20,11 @@
 //     "over_blocked_pairs", "over_blocked_witness": Witness | null,
 //     "by_operation": [{"first", "second", "pairs", "conflicting", "blocked",
 //                       "unsafe", "over_blocked"}],
-//     "join_defects": [{"left", "right", "joined", "lost_conflict_of", "with"}]
+//     "join_defects": [{"left", "right", "joined", "lost_conflict_of", "with"}],
+//     "claims": [{"claim", "status": "holds" | "broken" | "not claimed",
+//                 "witness": {"explanation", "operation" | null, "plan" | null,
+//                             "paths": [str]} | null}],   (sim/plan_claims.hpp)
+//     "pair_computation": "merge of sorted plans" | "every pair of steps"
 //   }]
 // }
 // Witness: {"first": Side, "second": Side, "lock_conflict": {"lock", "first_mode",

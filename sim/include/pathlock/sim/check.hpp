@@ -152,6 +152,10 @@ struct CheckResult {
   std::optional<MinimalCounterexample> counterexample;
   CheckVerdict verdict = CheckVerdict::kPass;
   std::vector<std::string> findings;  // one line per failed kind of evidence
+  // The model's two formulations disagree on a pair the check judged
+  // (model_agreement.hpp): a bug in the model, not in the scheme. The
+  // verdict is then fail, and no failure is reported as the scheme's.
+  std::optional<std::string> model_error;
 };
 
 // Called now and then with (stage, done, total); stages are "static",

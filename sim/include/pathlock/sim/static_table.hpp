@@ -19,12 +19,14 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "pathlock/impl/plan.hpp"
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/category.hpp"
 #include "pathlock/model/conflict.hpp"
+#include "pathlock/sim/plan_claims.hpp"
 #include "pathlock/sim/tree.hpp"
 
 namespace pathlock::sim {
@@ -76,14 +78,30 @@ struct SchemeTable {
   std::optional<PairWitness> over_blocked_witness;
   std::vector<KindPairResult> by_kind;
   std::vector<impl::JoinDefect> join_defects;
+  // The scheme's claims checked on the plans above, and how the pairs were
+  // judged: by the merge only if every claim held (plan_claims.hpp).
+  PlanClaims claims;
 
   bool safe() const noexcept { return unsafe_pairs == 0; }
   // Plans conflict exactly when the requests do.
   bool exact() const noexcept { return unsafe_pairs == 0 && over_blocked_pairs == 0; }
 };
 
+// A pair on which the model's two formulations disagree: model::conflicts
+// and model::key_prefix::conflicts (the bug is then in the model, not in a
+// scheme).
+struct ModelDisagreement {
+  model::Operation first;
+  model::Operation second;
+  bool primary_conflicts = false;  // model::conflicts
+  bool second_conflicts = false;   // model::key_prefix::conflicts
+};
+std::string to_string(const ModelDisagreement& d);
+
 struct StaticAnalysis {
   TreeSpec tree;
+  std::uint64_t model_disagreements = 0;
+  std::optional<ModelDisagreement> first_model_disagreement;
   std::vector<model::Path> paths;
   std::uint64_t operations = 0;
   std::uint64_t pairs = 0;
