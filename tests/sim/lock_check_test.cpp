@@ -10,9 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/lockcheck/check_lock.hpp"
+#include "pathlock/sim/lockcheck/fifo_ledger.hpp"
 #include "pathlock/sim/runtime/allocation.hpp"
 
 namespace pathlock::sim::lockcheck {
@@ -90,6 +94,134 @@ TEST(LockCheck, RandomProgramsAreDeterministicAndNamed) {
   }
   EXPECT_THROW(find_program("no-such-program", family), model::InputError);
   EXPECT_THROW(random_programs({1, 1, 5, 1}), model::InputError);
+}
+
+// --- FIFO: the ledger judges grants against each lock's own arrival order ---
+
+// The facts a lock tells its platform, for a scripted history. Task ids as
+// DeterministicPlatform makes them: thread t's first id is (t + 1) << 32.
+class History {
+ public:
+  explicit History(FairnessPromise promise = fairness_promise(impl::path_rwa_joined_scheme()))
+      : scheme_(impl::path_rwa_joined_scheme()), ledger_(scheme_, promise) {}
+  std::optional<std::string> tell(impl::LockEvent event, std::string_view lock, std::uint32_t thread,
+                                  std::string_view mode) {
+    const impl::TaskId task = (impl::TaskId{thread} + 1) << 32;
+    return ledger_.observe({.event = event, .lock = lock, .task = task, .mode = mode_named(mode)});
+  }
+  const FifoLedger& ledger() const { return ledger_; }
+
+ private:
+  impl::ModeId mode_named(std::string_view name) const {
+    for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
+      if (scheme_.mode_name(impl::ModeId{m}) == name) return impl::ModeId{m};
+    }
+    throw std::invalid_argument("no mode " + std::string(name));
+  }
+  const impl::Scheme& scheme_;
+  FifoLedger ledger_;
+};
+
+using impl::LockEvent;
+
+// A reader granted at once while a writer queued earlier still waits: what a
+// LockQueue that ignored its waiters would do.
+TEST(FifoLedger, AReaderBargingPastAQueuedWriterIsReported) {
+  History h;
+  EXPECT_FALSE(h.tell(LockEvent::kGranted, "/a", 0, "R"));
+  EXPECT_FALSE(h.tell(LockEvent::kQueued, "/a", 1, "W"));
+  EXPECT_EQ(h.tell(LockEvent::kGranted, "/a", 2, "R"),
+            "FIFO broken: thread 2 was granted R on /a while thread 1, queued there earlier in W, still waits");
+}
+
+// The later reader queued behind the writer and granted after it: FIFO
+// kept. The order is per lock, and a request compatible with a waiter may
+// pass it (RA with a queued WA).
+TEST(FifoLedger, GrantsInOrderAndCompatibleBypassAreFine) {
+  History h;
+  EXPECT_FALSE(h.tell(LockEvent::kGranted, "/a", 0, "R"));
+  EXPECT_FALSE(h.tell(LockEvent::kQueued, "/a", 1, "W"));
+  EXPECT_FALSE(h.tell(LockEvent::kGranted, "/b", 2, "R"));  // another lock
+  EXPECT_FALSE(h.tell(LockEvent::kQueued, "/a", 2, "R"));
+  EXPECT_EQ(h.ledger().waiting(), 2U);
+  EXPECT_FALSE(h.tell(LockEvent::kReleased, "/a", 0, "R"));
+  EXPECT_FALSE(h.tell(LockEvent::kGranted, "/a", 1, "W"));
+  EXPECT_FALSE(h.tell(LockEvent::kReleased, "/a", 1, "W"));
+  EXPECT_FALSE(h.tell(LockEvent::kGranted, "/a", 2, "R"));
+  EXPECT_EQ(h.ledger().waiting(), 0U);
+
+  History compatible;
+  EXPECT_FALSE(compatible.tell(LockEvent::kGranted, "/c", 0, "R"));
+  EXPECT_FALSE(compatible.tell(LockEvent::kQueued, "/c", 1, "WA"));
+  EXPECT_FALSE(compatible.tell(LockEvent::kGranted, "/c", 2, "RA"));
+}
+
+// A waiter that withdrew (timeout, stop) is no longer overtaken.
+TEST(FifoLedger, AWithdrawnWaiterIsNotOvertaken) {
+  History h;
+  EXPECT_FALSE(h.tell(LockEvent::kQueued, "/a", 1, "W"));
+  EXPECT_FALSE(h.tell(LockEvent::kWithdrawn, "/a", 1, "W"));
+  EXPECT_FALSE(h.tell(LockEvent::kGranted, "/a", 2, "R"));
+}
+
+// The root gate: a fast holder's grant is the moment the gate counted it. A
+// writer that queued after the count is not overtaken by the grant the
+// re-read confirms; a writer queued before the count is.
+TEST(FifoLedger, AFastRootGrantIsJudgedAtItsCount) {
+  History counted_first;
+  EXPECT_FALSE(counted_first.tell(LockEvent::kAsked, "/", 0, "RA"));
+  EXPECT_FALSE(counted_first.tell(LockEvent::kQueued, "/", 1, "W"));
+  EXPECT_FALSE(counted_first.tell(LockEvent::kGranted, "/", 0, "RA"));
+
+  History queued_first;
+  EXPECT_FALSE(queued_first.tell(LockEvent::kQueued, "/", 1, "W"));
+  EXPECT_FALSE(queued_first.tell(LockEvent::kAsked, "/", 2, "RA"));
+  EXPECT_EQ(queued_first.tell(LockEvent::kGranted, "/", 2, "RA"),
+            "FIFO broken: thread 2 was granted RA on / while thread 1, queued there earlier in W, still waits");
+
+  History turned_back;  // the gate was closed: the count is withdrawn, nothing granted
+  EXPECT_FALSE(turned_back.tell(LockEvent::kQueued, "/", 1, "W"));
+  EXPECT_FALSE(turned_back.tell(LockEvent::kAsked, "/", 2, "RA"));
+  EXPECT_FALSE(turned_back.tell(LockEvent::kWithdrawn, "/", 2, "RA"));
+  EXPECT_FALSE(turned_back.tell(LockEvent::kQueued, "/", 2, "RA"));
+  EXPECT_EQ(turned_back.ledger().waiting(), 2U);
+}
+
+// A bounded-bypass promise allows that many overtakes of one waiter.
+TEST(FifoLedger, ABoundedBypassPromiseAllowsItsBound) {
+  History h(FairnessPromise{FairnessKind::kBoundedBypass, 1});
+  EXPECT_FALSE(h.tell(LockEvent::kQueued, "/a", 1, "W"));
+  EXPECT_FALSE(h.tell(LockEvent::kGranted, "/a", 2, "R"));
+  EXPECT_EQ(h.tell(LockEvent::kGranted, "/a", 3, "R"),
+            "FIFO broken: thread 3 was granted R on /a while thread 1, queued there earlier in W, still waits "
+            "(overtaken 2 times, beyond the scheme's bound of 1)");
+}
+
+// Every built-in scheme runs on LockQueue and promises FIFO.
+TEST(FifoLedger, EveryBuiltinSchemePromisesFifo) {
+  for (const impl::Scheme* scheme : impl::builtin_schemes()) {
+    const FairnessPromise promise = fairness_promise(*scheme);
+    EXPECT_EQ(promise.kind, FairnessKind::kFifo) << scheme->name();
+    EXPECT_EQ(promise.max_bypass, 0U) << scheme->name();
+  }
+}
+
+// The lock that ships keeps FIFO on the programs aimed at it under every
+// built-in scheme (check_lock_bounded runs them under every option for the
+// recommended one), the gate on and off, every schedule with one preemption
+// (cut at 2,000 runs): no false overtake from the gate's count-then-look, and
+// every queued waiter is granted or withdrawn by the end.
+TEST(LockCheck, TheLockKeepsFifoOnTheProgramsAimedAtIt) {
+  CheckLockOptions options = quick_options(AllocationFailures::kOff, 1);
+  options.max_runs = 2000;
+  for (const impl::Scheme* scheme : impl::builtin_schemes()) {
+    for (const char* name :
+         {"readers-behind-queued-writer", "gate-closes-on-fast-readers", "gate-stays-closed-for-a-queued-writer"}) {
+      for (const LockSetting setting : {LockSetting{RootGateSetting::kOn, 1, 0}, LockSetting{RootGateSetting::kOff, 2, 1}}) {
+        expect_case_passes(check_case(*scheme, find_program(name, {}), setting, options));
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -258,7 +258,9 @@ class BasicPathLock {
 
   // node == nullptr: a fast hold of the root, in `mode`.
   void release_node(Node* node, impl::ModeId mode, impl::TaskId id);
-  bool try_fast_root(impl::ModeId mode);
+  // `id`: the acquisition's, told to P::observe (kAsked, kWithdrawn; the
+  // caller tells kGranted when it returns true).
+  bool try_fast_root(impl::ModeId mode, impl::TaskId id);
   // REQUIRES: root->shard->mu held.
   void close_gate(Node* root);
   // If the gate is closed and its last fast holder has left, releases the

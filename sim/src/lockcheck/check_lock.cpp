@@ -8,6 +8,7 @@
 
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/explorer.hpp"
+#include "pathlock/sim/lockcheck/fifo_ledger.hpp"
 #include "pathlock/sim/lockcheck/ledger.hpp"
 #include "pathlock/sim/planner.hpp"
 #include "pathlock/sim/rng.hpp"
@@ -34,7 +35,8 @@ struct World {
       : lock(scheme, PathLockOptions{.shards = setting.shards,
                                      .max_idle_locks_per_shard = setting.max_idle,
                                      .root_gate = setting.root_gate == RootGateSetting::kOn}),
-        ledger(program.threads.size()) {
+        ledger(program.threads.size()),
+        fifo(scheme, fairness_promise(scheme)) {
     for (const auto& t : program.threads) {
       auto& mine = requests.emplace_back();
       for (const auto& c : t.calls) mine.push_back(c.operation.request());
@@ -43,6 +45,7 @@ struct World {
   }
   Lock lock;
   GrantLedger ledger;
+  FifoLedger fifo;  // every grant against each lock's arrival order
   std::vector<std::vector<model::Request>> requests;  // by thread, by call
   std::vector<runtime::StopSource> stops;             // by stoppable call
   std::optional<std::string> violation;
@@ -132,6 +135,9 @@ runtime::Program make_program(const impl::Scheme& scheme, const LockProgram& pro
   for (std::size_t k = 0; k < w->stops.size(); ++k) {
     run.threads.push_back([w, k] { w->stops[k].request_stop(); });
   }
+  run.observe_lock = [w](const runtime::LockObservation& seen) {
+    if (auto broken = w->fifo.observe(seen); broken && !w->violation) w->violation = std::move(broken);
+  };
   run.after_each_step = [w]() -> std::optional<std::string> {
     if (w->violation) return w->violation;
     if (w->inside == 0) {
@@ -151,6 +157,11 @@ runtime::Program make_program(const impl::Scheme& scheme, const LockProgram& pro
       return fmt::format("every guard was released, yet {} lock entr{} still active (a leaked hold or an "
                          "orphaned waiter)",
                          active, active == 1 ? "y is" : "ies are");
+    }
+    if (const std::size_t waiting = w->fifo.waiting(); waiting != 0) {
+      return fmt::format("every call returned, yet the lock told of {} acquisition(s) queued and never granted or "
+                         "withdrawn (its FIFO observations are incomplete)",
+                         waiting);
     }
     if (const std::size_t idle = w->lock.idle_locks(); idle > idle_bound) {
       return fmt::format("{} idle entries kept, above the bound of {}", idle, idle_bound);

@@ -139,6 +139,14 @@ std::vector<LockProgram> builtin_programs() {
               {{{call(read(p("/a")), WaitStyle::kBlocking, hold), call(write(p("/b")))}}, {{call(write(p("/a/b")))}}}),
       program("nested-behind-writer", "a nested read queues behind a writer that waits for the first read",
               {{{call(read(p("/a/b")), WaitStyle::kBlocking, hold), call(read(p("/a")))}}, {{call(write(p("/a")))}}}),
+      program("readers-behind-queued-writer", "a writer queues on /a behind a reader; a later reader must queue behind it",
+              {{{call(read(p("/a")))}}, {{call(write(p("/a")))}}, {{call(read(p("/a")))}}}),
+      program("gate-stays-closed-for-a-queued-writer",
+              "a root writer times out while another still waits for a fast holder; a fast reader must not pass it",
+              {{{call(read(p("/a")))}},
+               {{call(write(p("/")), WaitStyle::kTimed)}},
+               {{call(write(p("/")))}},
+               {{call(read(p("/b")))}}}),
   };
 }
 

@@ -28,6 +28,7 @@ std::uint64_t next_task_id(Executor& executor) noexcept {
   const std::uint32_t me = executor.current();
   return ((std::uint64_t{me} + 1) << 32) + executor.thread(me).task_ids++;
 }
+void observe_lock(Executor& executor, const LockObservation& seen) { executor.observe_lock(seen); }
 std::uint32_t* arm_wake(Executor& executor) noexcept {
   LogicalThread& me = executor.thread(executor.current());
   me.wake = 0;

@@ -50,6 +50,11 @@ class Executor {
   // A rule of the code under test broken inside a step (a blocking call
   // under a spin lock): the run ends as kPropertyViolated at the next point.
   void broke_rule(std::string what);
+  void observe_lock(const LockObservation& seen) {
+    if (!program_.observe_lock) return;
+    RuntimeSection section;  // the observer's allocations are never failed
+    program_.observe_lock(seen);
+  }
 
   std::uint32_t current() const noexcept { return current_; }
   LogicalThread& thread(std::uint32_t index) { return threads_[index]; }

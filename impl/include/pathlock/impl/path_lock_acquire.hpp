@@ -64,6 +64,7 @@ void BasicPathLock<P>::settle(Node* node, std::span<const impl::LockEntry> grant
 template <typename P>
 void BasicPathLock<P>::release_node(Node* node, impl::ModeId mode, impl::TaskId id) {
   if (node == nullptr) {  // a fast hold of the root
+    impl::observe<P>(impl::LockEvent::kReleased, "/", id, mode);
     gate_->my_count(mode).fetch_sub(1, std::memory_order_seq_cst);
     if (gate_->closed.load(std::memory_order_seq_cst)) drain_gate();
     return;
@@ -73,6 +74,7 @@ void BasicPathLock<P>::release_node(Node* node, impl::ModeId mode, impl::TaskId 
   {
     SpinLockHolder hold(s.mu);
     const auto released = node->queue.release_granting(scheme_, id);
+    impl::observe<P>(impl::LockEvent::kReleased, node->key, id, mode);
     settle(node, node->queue.last_granted(released.count), to_wake);
   }
   wake_all(to_wake);
@@ -104,7 +106,8 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
   guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
   for (const auto& step : steps) {
     const bool on_root = step.lock.size() == 1;  // "/"
-    if (on_root && try_fast_root(step.mode)) {
+    if (on_root && try_fast_root(step.mode, guard.id_)) {
+      impl::observe<P>(impl::LockEvent::kGranted, "/", guard.id_, step.mode);
       guard.push(nullptr, step.mode);
       continue;
     }
@@ -118,6 +121,7 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
       try {
         if (on_root && !gate_->admits(step.mode)) close_gate(node);  // strong guarantee
         if (node->queue.try_acquire(scheme_, guard.id_, step.mode)) {
+          impl::observe<P>(impl::LockEvent::kGranted, node->key, guard.id_, step.mode);
           guard.push(node, step.mode);  // within the room reserved above
           continue;
         }
@@ -126,6 +130,7 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
           node->queue.acquire(scheme_, guard.id_, step.mode);  // queues: try_acquire said so
           node->sleepers.emplace_back(guard.id_, &waiting.emplace());
           waiting->request = &request;  // read by describe_waits() under this shard lock
+          impl::observe<P>(impl::LockEvent::kQueued, node->key, guard.id_, step.mode);
         }
       } catch (...) {
         // Out of memory: nothing of this step is held or queued. Leave the
@@ -160,6 +165,8 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
       const auto withdrawn = grant_won ? node->queue.release_granting(scheme_, guard.id_)
                                        : node->queue.cancel_granting(scheme_, guard.id_);
       if (!grant_won) std::erase_if(node->sleepers, [&](const auto& sl) { return sl.first == guard.id_; });
+      impl::observe<P>(grant_won ? impl::LockEvent::kReleased : impl::LockEvent::kWithdrawn, node->key, guard.id_,
+                       step.mode);
       settle(node, node->queue.last_granted(withdrawn.count), to_wake);
     }
     wake_all(to_wake);

@@ -56,14 +56,16 @@ struct BasicPathLock<P>::RootGate {
 };
 
 template <typename P>
-bool BasicPathLock<P>::try_fast_root(impl::ModeId mode) {
+bool BasicPathLock<P>::try_fast_root(impl::ModeId mode, impl::TaskId id) {
   if (!gate_->admits(mode) || gate_->closed.load(std::memory_order_relaxed)) return false;
   auto& count = gate_->my_count(mode);
   // Dekker with close_gate(): count ourselves, then look at the gate. Either
   // the closer's sums see our count, or we see the gate closed.
   count.fetch_add(1, std::memory_order_seq_cst);
+  impl::observe<P>(impl::LockEvent::kAsked, "/", id, mode);  // the grant's moment, if the gate is still open
   if (!gate_->closed.load(std::memory_order_seq_cst)) return true;
   count.fetch_sub(1, std::memory_order_seq_cst);
+  impl::observe<P>(impl::LockEvent::kWithdrawn, "/", id, mode);
   drain_gate();
   return false;
 }
@@ -84,6 +86,7 @@ void BasicPathLock<P>::close_gate(Node* root) {
     const impl::ModeId mode{m};
     if (!gate_->admits(mode) || gate_->fast_holders(mode) <= 0) continue;
     root->queue.acquire(scheme_, pseudo_task(mode), mode);
+    impl::observe<P>(impl::LockEvent::kGranted, "/", pseudo_task(mode), mode);  // at once, as said above
     gate_->pseudo_held |= 1U << m;
     gate_->root = root;
   }
@@ -104,6 +107,7 @@ void BasicPathLock<P>::drain_gate() {
       if (((gate_->pseudo_held >> m) & 1U) == 0 || gate_->fast_holders(mode) != 0) continue;
       gate_->pseudo_held &= ~(1U << m);
       const auto released = root->queue.release_granting(scheme_, pseudo_task(mode));
+      impl::observe<P>(impl::LockEvent::kReleased, "/", pseudo_task(mode), mode);
       take_granted(root, root->queue.last_granted(released.count), to_wake);
     }
     settle(root, {}, to_wake);

@@ -73,6 +73,7 @@ inline void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::Loc
   for (const auto& g : granted) {
     auto it = std::find_if(node->sleepers.begin(), node->sleepers.end(),
                            [&](const auto& s) { return s.first == g.task; });
+    impl::observe<P>(impl::LockEvent::kGranted, node->key, g.task, g.mode);
     if (it == node->sleepers.end()) continue;  // a pseudo holder of the root
     Waiter* w = it->second;
     node->sleepers.erase(it);

@@ -34,6 +34,11 @@
 //                                      thread's life (picks a counter stripe).
 //   P::next_task_id()                  an id never returned before to any
 //                                      thread of this process (>= 2^16).
+//   P::observe(LockEvent, lock, task, mode)
+//                                      optional: a fact about one lock's
+//                                      queue, told as it happens (below);
+//                                      StdPlatform's does nothing and
+//                                      compiles away.
 //
 // The lock on a platform is BasicPathLock<P> (pathlock/path_lock.hpp); one
 // translation unit instantiates it with
@@ -53,12 +58,28 @@
 #include <cstddef>
 #include <mutex>
 #include <stop_token>
+#include <string_view>
 #include <thread>
 
 #include "pathlock/impl/lock_queue.hpp"  // TaskId
 #include "pathlock/impl/mutex.hpp"
 
 namespace pathlock::impl {
+
+// What the lock tells P::observe, each at the point where it becomes true
+// (under the lock's shard lock, or right after the root gate's counter
+// changed), so that a checker can keep each lock's arrival order itself and
+// judge every grant against it (check-lock's FIFO property). `lock` is the
+// lock's path text ("/" for the root); the task is an acquisition's id, or a
+// root gate pseudo holder's (below 2^16).
+enum class LockEvent : std::uint8_t {
+  kAsked,      // the root gate's fast path counted the task as a holder; a
+               // kGranted (the gate was open) or kWithdrawn (it was closed) follows
+  kQueued,     // the task waits on the lock in the mode
+  kGranted,    // the task holds the lock in the mode (at once, as a waiter, or fast)
+  kWithdrawn,  // the task left without the lock (timeout, stop, or a closed gate)
+  kReleased,   // the task let go of the lock it held
+};
 
 // Real threads, real time: the production platform.
 struct StdPlatform {
@@ -92,6 +113,14 @@ struct StdPlatform {
     }
     return next++;
   }
+  // Nothing to tell in production.
+  static void observe(LockEvent, std::string_view, TaskId, ModeId) noexcept {}
 };
+
+// How the lock tells P a fact: through P::observe where P has one, else not at all.
+template <typename P>
+inline void observe(LockEvent event, std::string_view lock, TaskId task, ModeId mode) {
+  if constexpr (requires { P::observe(event, lock, task, mode); }) P::observe(event, lock, task, mode);
+}
 
 }  // namespace pathlock::impl

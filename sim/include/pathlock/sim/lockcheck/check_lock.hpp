@@ -16,6 +16,10 @@
 //                the model's conflict predicate on the requests whose
 //                acquires returned kGranted (the grant ledger), after every
 //                step;
+//   fifo         per lock, no grant overtakes a conflicting request queued
+//                there earlier (beyond the scheme's promise), judged by
+//                the FIFO ledger (fifo_ledger.hpp) from the lock's reports,
+//                at every grant; at the end no reported waiter is left;
 //   invariants   BasicPathLock::check_invariants() whenever no thread is
 //                inside a lock call, and at the end;
 //   deadlock     no state where no thread can step; for a program with

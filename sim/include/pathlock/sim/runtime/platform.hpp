@@ -233,6 +233,12 @@ struct DeterministicPlatform {
     thread_local std::uint64_t outside = std::uint64_t{kMaxThreads + 1} << 32;
     return outside++;
   }
+  // Not a scheduling point: the fact belongs to the step that made it true.
+  static void observe(impl::LockEvent event, std::string_view lock, impl::TaskId task, impl::ModeId mode) {
+    if (detail::Executor* executor = detail::active_executor()) {
+      detail::observe_lock(*executor, {.event = event, .lock = lock, .task = task, .mode = mode});
+    }
+  }
 
  private:
   static void spin_point(const char* what, const Where& where) {

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "pathlock/impl/platform.hpp"
 #include "pathlock/sim/runtime/choice.hpp"
 #include "pathlock/sim/runtime/strategy.hpp"
 
@@ -47,11 +48,23 @@ bool is_failure(RunOutcome outcome) noexcept;  // not kFinished, not kStepBoundH
 // A violated property's description, or nothing when it holds.
 using Property = std::function<std::optional<std::string>()>;
 
+// One fact the lock under test tells its platform (impl::LockEvent).
+struct LockObservation {
+  impl::LockEvent event;
+  std::string_view lock;  // valid during the call only
+  impl::TaskId task;
+  impl::ModeId mode;
+};
+// Sees every observation, inside the step that made it true; runs as the
+// runtime's own code (no scheduling point, no allocation failure).
+using LockObserver = std::function<void(const LockObservation&)>;
+
 // What one run executes; built afresh for every run (its state too).
 struct Program {
   std::vector<std::function<void()>> threads;
   Property after_each_step;  // optional; runs between steps, no scheduling inside
   Property at_end;           // optional; runs once all threads finished
+  LockObserver observe_lock; // optional
 };
 
 struct RunOptions {
@@ -137,6 +150,8 @@ void wrote(Executor& executor) noexcept;
 std::uint32_t thread_index(const Executor& executor) noexcept;
 std::chrono::nanoseconds clock_now(const Executor& executor) noexcept;
 std::uint64_t next_task_id(Executor& executor) noexcept;
+// Passes `seen` to the run's observer, if it has one.
+void observe_lock(Executor& executor, const LockObservation& seen);
 // For a condition variable: clear the calling thread's wake flag (a wait
 // ends when it is 1) and return it; whether the wait ended by a deadline.
 std::uint32_t* arm_wake(Executor& executor) noexcept;
