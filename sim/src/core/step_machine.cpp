@@ -283,62 +283,6 @@ void StepMachine::release_lock(State& s, std::uint32_t lock, impl::TaskId id, Ef
   continue_granted(s, e.lock_granted, e);
 }
 
-// --- fairness, on the machine's own arrival record ----------------------------------
-
-std::uint32_t StepMachine::forget_arrival(State& s, impl::TaskId id) {
-  for (auto a = s.arrivals.begin(); a != s.arrivals.end(); ++a) {
-    if (a->request == id) {
-      const std::uint32_t stamp = a->stamp;
-      s.arrivals.erase(a);  // keeps stamp order
-      return stamp;
-    }
-  }
-  return kNoStamp;
-}
-
-void StepMachine::judge_grant(State& s, std::uint32_t lock, impl::LockEntry granted, std::uint32_t stamp,
-                              Effect& e) const {
-  for (Arrival& w : s.arrivals) {
-    if (w.lock != lock || w.stamp >= stamp || scheme_.compatible(granted.mode, w.mode)) continue;
-    ++w.overtakes;
-    e.overtakes.push_back({lock, task_of(w.request), request_of(w.request), w.mode, task_of(granted.task),
-                           request_of(granted.task), granted.mode, w.overtakes});
-  }
-}
-
-void StepMachine::judge_queue_grants(State& s, std::uint32_t lock, Effect& e) const {
-  // The whole batch leaves the waiters first: a grant is judged only against
-  // requests that still wait after the step.
-  constexpr std::uint32_t kGrantedNow = 0xFFFFFFFFU;  // no lock has this index
-  for (const auto& g : e.lock_granted) {
-    for (Arrival& a : s.arrivals) {
-      if (a.request == g.task && a.lock == lock) {
-        a.lock = kGrantedNow;
-        break;
-      }
-    }
-  }
-  for (const auto& g : e.lock_granted) {
-    // A grantee the machine never saw queue here counts as arriving now.
-    std::uint32_t stamp = kNoStamp;
-    for (const Arrival& a : s.arrivals) {
-      if (a.lock == kGrantedNow && a.request == g.task) {
-        stamp = a.stamp;
-        break;
-      }
-    }
-    judge_grant(s, lock, g, stamp, e);
-  }
-  std::erase_if(s.arrivals, [](const Arrival& a) { return a.lock == kGrantedNow; });
-}
-
-std::optional<StepMachine::Overtake> StepMachine::unfair_overtake(const Effect& e) const {
-  for (const Overtake& o : e.overtakes) {
-    if (!scheme_.keeps_fairness(o.count)) return o;
-  }
-  return std::nullopt;
-}
-
 StepMachine::Effect StepMachine::apply(State& s, std::uint32_t t, bool check_invariants) const {
   Effect e;
   apply(s, t, e, check_invariants);

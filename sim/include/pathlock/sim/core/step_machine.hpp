@@ -410,8 +410,8 @@ class StepMachine {
   // grant at enqueue (then every waiter queued before it).
   static constexpr std::uint32_t kNoStamp = 0xFFFFFFFFU;
   void judge_grant(State& s, std::uint32_t lock, impl::LockEntry granted, std::uint32_t stamp, Effect& e) const;
-  // Drops `id`'s arrival record; returns its stamp (kNoStamp if it had none).
-  static std::uint32_t forget_arrival(State& s, impl::TaskId id);
+  // Drops `id`'s arrival record (a withdrawn waiter).
+  static void forget_arrival(State& s, impl::TaskId id);
   // Judges the grants in e.lock_granted (from `lock`'s queue), and drops
   // their arrival records.
   void judge_queue_grants(State& s, std::uint32_t lock, Effect& e) const;
