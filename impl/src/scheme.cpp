@@ -44,9 +44,38 @@ std::string_view to_string(ModeJoining joining) noexcept {
   return "?";
 }
 
+std::string_view to_string(Fairness fairness) noexcept {
+  switch (fairness) {
+    case Fairness::kFifo: return "FIFO";
+    case Fairness::kBoundedBypass: return "bounded bypass";
+    case Fairness::kNone: return "none";
+  }
+  return "?";
+}
+
+std::string Scheme::fairness_text() const {
+  switch (spec_.fairness) {
+    case Fairness::kFifo: return "FIFO";
+    case Fairness::kBoundedBypass:
+      return fmt::format("bounded bypass (at most {} overtake{} per wait)", spec_.bypass_bound,
+                         spec_.bypass_bound == 1 ? "" : "s");
+    case Fairness::kNone: return "none (measured only)";
+  }
+  return "?";
+}
+
 Scheme::Scheme(SchemeSpec spec) : spec_(std::move(spec)) {
   const std::size_t n = spec_.modes.size();
   if (spec_.name.empty()) reject(spec_, "the name is empty");
+  if (spec_.fairness == Fairness::kBoundedBypass) {
+    if (spec_.bypass_bound < 1 || spec_.bypass_bound > kMaxBypassBound) {
+      reject(spec_, fmt::format("a bounded-bypass promise needs a bound of 1 to {} overtakes per wait, not {}",
+                                kMaxBypassBound, spec_.bypass_bound));
+    }
+  } else if (spec_.bypass_bound != 0) {
+    reject(spec_, fmt::format("a bypass bound ({}) goes only with a bounded-bypass promise, not {}",
+                              spec_.bypass_bound, to_string(spec_.fairness)));
+  }
   if (n == 0 || n > kMaxModes) {
     reject(spec_, fmt::format("has {} modes; a scheme needs 1 to {}", n, kMaxModes));
   }

@@ -23,6 +23,43 @@ constexpr const char* kRequestOrder = "request";
 
 std::string_view joining_name(ModeJoining j) { return j == ModeJoining::kJoin ? "join" : "per-role"; }
 
+std::string_view fairness_name(Fairness f) {
+  switch (f) {
+    case Fairness::kFifo: return "fifo";
+    case Fairness::kBoundedBypass: return "bounded-bypass";
+    case Fairness::kNone: return "none";
+  }
+  return "?";
+}
+
+// "fairness": {"promise": "fifo" | "bounded-bypass" | "none", "bound": k};
+// the bound goes with bounded-bypass only, and is required there.
+void read_fairness(const ObjectReader& r, const std::string& source, SchemeSpec& spec) {
+  if (!r.has("fairness")) return;
+  ObjectReader f(r.raw("fairness"), source, "fairness");
+  f.only({"promise", "bound"});
+  const auto promise = f.string("promise");
+  if (!promise) fail(source, "fairness.promise", "is missing (\"fifo\", \"bounded-bypass\" or \"none\")");
+  if (*promise == "fifo") {
+    spec.fairness = Fairness::kFifo;
+  } else if (*promise == "bounded-bypass") {
+    spec.fairness = Fairness::kBoundedBypass;
+  } else if (*promise == "none") {
+    spec.fairness = Fairness::kNone;
+  } else {
+    fail(source, "fairness.promise",
+         fmt::format("\"{}\" is not \"fifo\", \"bounded-bypass\" or \"none\"", *promise));
+  }
+  if (spec.fairness != Fairness::kBoundedBypass) {
+    if (f.has("bound")) fail(source, "fairness.bound", fmt::format("goes only with \"bounded-bypass\", not \"{}\"", *promise));
+    return;
+  }
+  if (!f.has("bound")) fail(source, "fairness.bound", "is missing: the most overtakes one wait may suffer");
+  int bound = 0;
+  f.integer("bound", bound, 1, static_cast<int>(kMaxBypassBound));
+  spec.bypass_bound = static_cast<std::uint32_t>(bound);
+}
+
 }  // namespace
 
 nlohmann::json scheme_to_json(const Scheme& scheme) {
@@ -57,13 +94,15 @@ nlohmann::json scheme_to_json(const Scheme& scheme) {
     order = keyed_order_to_json(s.order);
   }
   j["acquisition"] = {{"order", std::move(order)}, {"joining", joining_name(s.joining)}};
+  j["fairness"] = {{"promise", fairness_name(s.fairness)}};
+  if (s.fairness == Fairness::kBoundedBypass) j["fairness"]["bound"] = s.bypass_bound;
   return j;
 }
 
 Scheme scheme_from_json(const nlohmann::json& j, const std::string& source) {
   ObjectReader r(j, source, "");
   r.only({"schema", "name", "title", "description", "granularity", "modes", "compatible", "roles", "join",
-          "acquisition"});
+          "acquisition", "fairness"});
   const auto schema = r.string("schema");
   if (schema && *schema != kSchema) fail(source, "schema", fmt::format("\"{}\" is not \"{}\"", *schema, kSchema));
   SchemeSpec spec;
@@ -171,6 +210,7 @@ Scheme scheme_from_json(const nlohmann::json& j, const std::string& source) {
       fail(source, "acquisition.joining", fmt::format("\"{}\" is not \"join\" or \"per-role\"", joining));
     }
   }
+  read_fairness(r, source, spec);
   try {
     return Scheme(std::move(spec));
   } catch (const model::InputError& e) {

@@ -157,6 +157,15 @@ int run_explore(const ExploreCliOptions& o) {
              r.states, r.transitions, options.partial_order_reduction ? "on" : "off", options.symmetry ? "on" : "off",
              seconds, seconds > 0 ? static_cast<double>(r.states) / seconds : 0.0);
   fmt::print("verdict: {}\n", sim::to_string(r.verdict));
+  // What the scheme promised about overtaking beside what the search judged.
+  if (scheme.fairness() == impl::Fairness::kNone) {
+    fmt::print("fairness: promised {}; overtakes not judged\n", scheme.fairness_text());
+  } else if (r.verdict == sim::Verdict::kUnfairOvertake) {
+    fmt::print("fairness: promised {}; broken (below)\n", scheme.fairness_text());
+  } else {
+    fmt::print("fairness: promised {}; no overtake beyond it in {} states{}\n", scheme.fairness_text(), r.states,
+               sim::is_failure(r.verdict) || r.verdict == sim::Verdict::kIncomplete ? " (the search stopped early)" : "");
+  }
   if (r.verdict == sim::Verdict::kIncomplete) {
     fmt::print("stopped at the {} after {} states (about {} MiB); raise --max-states or --max-memory\n",
                sim::to_string(r.stopped_by), r.states, r.bytes >> 20);

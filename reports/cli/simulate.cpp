@@ -85,20 +85,25 @@ int run_simulate(const SimulateCliOptions& o) {
   const auto files = reports::write_simulate(result, o.out, plots);
   for (const auto& f : files) std::cout << "wrote " << f.string() << "\n";
   bool failed = false;
+  bool unfair = false;  // a scheme broke its fairness promise: a fail whatever --strict says
   for (const auto& sc : result.schemes) {
     if (const auto* f = sc.first_failure()) {
       failed = true;
       std::cout << "replay " << sc.scheme->name() << "'s " << sim::to_string(f->result.outcome)
                 << " with: " << reports::replay_command(o.out, sc.scheme->name()) << "\n";
     }
+    if (sc.sweep_and_probe.unfair_overtakes > 0 || sc.multipath.result.outcome == sim::RunOutcome::kUnfairOvertake) {
+      unfair = true;
+      std::cout << sc.scheme->name() << " promises " << sc.scheme->fairness_text()
+                << " about overtaking, and a run overtook a waiter beyond it\n";
+    }
   }
   if (result.oracle_broken) {
     // Every efficiency above was measured against it: the run proves nothing.
-    failed = true;
     std::cout << "the oracle admission policy is broken, so no efficiency is valid: " << *result.oracle_broken
               << "\n";
   }
-  return o.strict && failed ? kExitUnsafe : kExitPass;
+  return (o.strict && failed) || unfair || result.oracle_broken ? kExitUnsafe : kExitPass;
 }
 
 int run_replay(const ReplayCliOptions& o) {

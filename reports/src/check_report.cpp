@@ -47,7 +47,7 @@ Cell count_cell(std::uint64_t failures) {
 
 std::uint64_t family_failures(const sim::CheckResult& r) {
   std::uint64_t n = 0;
-  for (const auto& p : r.family) n += p.violations + p.deadlocks;
+  for (const auto& p : r.family) n += p.violations + p.deadlocks + p.overtakes;
   return n;
 }
 
@@ -66,6 +66,14 @@ Cell campaigns_cell(const sim::CheckResult& r) {
     total += c.failing_runs;
   }
   return {fmt::format("{}", fmt::join(parts, ", ")), total ? CellStyle::kBlock : CellStyle::kAllow};
+}
+
+// "FIFO: kept", "bounded bypass (...): 3 overtook", "none (measured only)".
+Cell fairness_cell(const sim::CheckResult& r) {
+  if (r.fairness == impl::Fairness::kNone) return {r.fairness_promise, CellStyle::kPlain};
+  const auto failures = sim::fairness_failures(r);
+  if (failures == 0) return {r.fairness_promise + ": kept", CellStyle::kAllow};
+  return {fmt::format("{}: {} overtook", r.fairness_promise, failures), CellStyle::kBlock};
 }
 
 std::string bound_text(double p) { return fmt::format("{:.3g}", p); }
@@ -169,7 +177,7 @@ void scheme_section(Document& doc, const CheckedScheme& cs, Pictures pictures) {
                       {fmt::format("every interleaving, {} family", sim::to_string(o.family))},
                       {fmt::format("{} scenarios, {} states, {} transitions{}", p.scenarios, p.states, p.transitions,
                                    p.incomplete ? fmt::format(", {} over the state limit", p.incomplete) : "")},
-                      count_cell(p.violations + p.deadlocks),
+                      count_cell(p.violations + p.deadlocks + p.overtakes),
                       status_cell(p.status)});
   }
   for (const auto& c : r.campaigns) {
@@ -181,6 +189,9 @@ void scheme_section(Document& doc, const CheckedScheme& cs, Pictures pictures) {
                       status_cell(c.status)});
   }
   doc.table(std::move(t));
+  doc.paragraph(fmt::format("Fairness (no grant overtakes a waiter queued earlier in an incompatible mode beyond the "
+                            "promise; judged on every grant of the family and campaign runs): {}.",
+                            sim::fairness_line(r)));
   for (const auto& f : r.findings) doc.alert(f);
   if (!r.counterexample) return;
   const auto& c = *r.counterexample;
@@ -248,7 +259,7 @@ Document check_document(std::span<const CheckedScheme> checked, Pictures picture
   }
   Table t;
   t.header = {"scheme", "verdict", "evidence", "score", "unsafe pairs", "family failures", "failing runs",
-              "minimal counterexample"};
+              "fairness", "minimal counterexample"};
   for (const auto& cs : checked) {
     const auto& r = *cs.result;
     t.rows.push_back({{r.scheme, CellStyle::kHeader},
@@ -259,6 +270,7 @@ Document check_document(std::span<const CheckedScheme> checked, Pictures picture
                       {fmt::format("{} of {}", family_failures(r), family_scenarios(r)),
                        family_failures(r) ? CellStyle::kBlock : CellStyle::kAllow},
                       campaigns_cell(r),
+                      fairness_cell(r),
                       {counterexample_line(r)}});
   }
   doc.table(std::move(t));
@@ -280,6 +292,14 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
     s["verdict"] = std::string(sim::to_string(r.verdict));
     s["findings"] = r.findings;
     if (r.model_error) s["model_error"] = *r.model_error;  // the model disagrees with itself: not the scheme's bug
+    s["fairness"] = {{"promise", std::string(impl::to_string(r.fairness))},
+                     {"bound", r.bypass_bound},
+                     {"promised", r.fairness_promise},
+                     {"status", r.fairness == impl::Fairness::kNone ? "not judged"
+                                : sim::fairness_failures(r) == 0        ? "kept"
+                                                                        : "broken"},
+                     {"failures", sim::fairness_failures(r)},
+                     {"summary", sim::fairness_line(r)}};
     s["options"] = {{"family", std::string(sim::to_string(o.family))},
                     {"seed", o.seed},
                     {"campaign_scenarios", o.campaign_scenarios},
@@ -301,6 +321,7 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
                              {"transitions", p.transitions},
                              {"violations", p.violations},
                              {"deadlocks", p.deadlocks},
+                             {"overtakes", p.overtakes},
                              {"incomplete", p.incomplete},
                              {"status", std::string(sim::to_string(p.status))}});
     }
@@ -308,7 +329,8 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
     for (const auto& c : r.campaigns) {
       nlohmann::json cj = {{"scheduler", c.scheduler},     {"runs", c.runs},
                            {"failing_runs", c.failing_runs}, {"violations", c.violations},
-                           {"deadlocks", c.deadlocks},     {"scenarios_failed", c.scenarios_failed},
+                           {"deadlocks", c.deadlocks},     {"overtakes", c.overtakes},
+                           {"scenarios_failed", c.scenarios_failed},
                            {"scenarios", r.campaign_scenarios.size()},
                            {"status", std::string(sim::to_string(c.status))}};
       if (c.depth) {

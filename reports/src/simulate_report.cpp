@@ -20,8 +20,33 @@ json metrics_json(const sim::RunMetrics& m) {
   return {{"tasks_completed", m.tasks_completed}, {"events", m.events}, {"makespan", m.makespan},
           {"throughput", m.throughput}, {"latency", percentiles_json(m.latency)},
           {"wait", percentiles_json(m.wait)}, {"lock_requests", m.lock_requests}, {"waits", m.waits}, {"bypasses", m.bypasses},
-          {"max_bypassed", m.max_bypassed}, {"max_lock_table", m.max_lock_table},
+          {"max_bypassed", m.max_bypassed}, {"overtakes", m.overtakes}, {"max_overtaken", m.max_overtaken},
+          {"max_lock_table", m.max_lock_table},
           {"distinct_locks", m.distinct_locks}};
+}
+
+// What every run of a scheme (sweep, probe, multipath; a stopped run's
+// overtakes happened too) observed of overtaking, and whether it kept the promise.
+struct ObservedOvertakes {
+  std::uint64_t total = 0;
+  std::uint64_t most = 0;  // of one wait
+  std::string_view status = "kept";  // "kept", "broken", "not judged"
+};
+ObservedOvertakes observed_overtakes(const sim::SchemeCampaign& sc) {
+  ObservedOvertakes o;
+  const auto add = [&](const sim::RunMetrics& m) {
+    o.total += m.overtakes;
+    o.most = std::max(o.most, m.max_overtaken);
+  };
+  for (const auto& p : sc.sweep) add(p.metrics);
+  for (const sim::NamedRun* run : {&sc.probe, &sc.multipath}) add(run->result.metrics);
+  const auto& s = *sc.scheme;
+  if (s.fairness() == impl::Fairness::kNone) {
+    o.status = "not judged";
+  } else if (!s.keeps_fairness(static_cast<std::uint32_t>(std::min<std::uint64_t>(o.most, UINT32_MAX)))) {
+    o.status = "broken";
+  }
+  return o;
 }
 
 json task_json(const sim::TaskView& t) {
@@ -35,7 +60,12 @@ json run_json(const sim::NamedRun& run) {
          {"status", sim::to_string(sim::run_status(r.outcome))},
          {"performance", sim::to_string(sim::performance_validity(r.outcome))},
          {"tasks_scheduled", run.tasks_scheduled}, {"metrics", metrics_json(r.metrics)}, {"violation", nullptr}, {"deadlock", nullptr},
-         {"trace", r.trace}};
+         {"overtake", nullptr}, {"trace", r.trace}};
+  if (r.overtake) {
+    const auto& o = *r.overtake;
+    j["overtake"] = {{"waiter", task_json(o.waiter)}, {"by", task_json(o.by)},           {"granted", o.by_lock},
+                     {"waiting_for", o.waiter_lock},  {"overtakes_of_this_wait", o.count}, {"promised", o.promised}};
+  }
   if (r.violation) {
     j["violation"] = {{"first", task_json(r.violation->first)}, {"second", task_json(r.violation->second)},
                       {"why", r.violation->why}, {"lock_states", r.violation->lock_states}};
@@ -75,7 +105,8 @@ std::string describe(const sim::WorkloadSpec& w) {
 
 json tally_json(const sim::RunTally& t) {
   return {{"completed", t.completed}, {"safety_violations", t.safety_violations}, {"deadlocks", t.deadlocks},
-          {"broken_invariants", t.broken_invariants}, {"inconclusive", t.inconclusive}};
+          {"broken_invariants", t.broken_invariants}, {"unfair_overtakes", t.unfair_overtakes},
+          {"inconclusive", t.inconclusive}};
 }
 
 // What the sweep-and-probe column counts: "single-path runs" only when both
@@ -92,6 +123,9 @@ std::string tally_text(const sim::RunTally& t) {
   if (t.broken_invariants) {
     parts.push_back(fmt::format("{} stopped by a broken lock invariant", t.broken_invariants));
   }
+  if (t.unfair_overtakes) {
+    parts.push_back(fmt::format("{} stopped by an overtake beyond the fairness promise", t.unfair_overtakes));
+  }
   if (t.inconclusive) parts.push_back(fmt::format("{} inconclusive", t.inconclusive));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
@@ -105,6 +139,13 @@ bool valid(const sim::SweepPoint& p) {
 }
 
 constexpr const char* kNotMeasured = "—";
+
+// "FIFO · 0": the promise beside the most overtakes one wait suffered in any run.
+Cell fairness_cell(const sim::SchemeCampaign& sc) {
+  const auto o = observed_overtakes(sc);
+  return {fmt::format("{} · {}", sc.scheme->fairness_text(), o.most),
+          o.status == "broken" ? CellStyle::kBlock : CellStyle::kPlain};
+}
 
 }  // namespace
 
@@ -138,6 +179,20 @@ json replay_json(const std::string& scheme, const sim::NamedRun& run) {
           {"outcome", sim::to_string(run.result.outcome)},
           {"schedule", sim::schedule_to_json(*run.result.replay)}};
 }
+
+namespace {
+// The promise beside what every run observed.
+json fairness_json(const sim::SchemeCampaign& sc) {
+  const auto o = observed_overtakes(sc);
+  const auto& s = *sc.scheme;
+  return {{"promise", std::string(impl::to_string(s.fairness()))},
+          {"bound", s.bypass_bound()},
+          {"promised", s.fairness_text()},
+          {"overtakes", o.total},
+          {"max_overtaken", o.most},
+          {"status", std::string(o.status)}};
+}
+}  // namespace
 
 json simulate_json(const sim::CampaignResult& r) {
   json oracle = json::array();
@@ -173,6 +228,7 @@ json simulate_json(const sim::CampaignResult& r) {
                        {"sweep", sweep},
                        {"probe", run_json(sc.probe)},
                        {"multipath", run_json(sc.multipath)},
+                       {"fairness", fairness_json(sc)},
                        {"replay_file", failure ? json(replay_path("", sc.scheme->name()).string()) : json(nullptr)}});
   }
   json levels = json::array();
@@ -190,8 +246,8 @@ Table simulate_summary(const sim::CampaignResult& r) {
   const std::size_t ref = reference_index(r.spec);
   const std::string at = fmt::format("@{} {}", num(r.spec.levels[ref]), level_name(r.spec));
   Table t{{"scheme", sweep_and_probe_name(r.spec), "observed = static", "throughput " + at, "p99 latency " + at,
-           "efficiency " + at, "longest wait (sweep)", "most bypasses of one wait (sweep)", "most locks in use (sweep)",
-           "multipath run"},
+           "efficiency " + at, "longest wait (sweep)", "most bypasses of one wait (sweep)",
+           "fairness promised · most overtakes of one wait", "most locks in use (sweep)", "multipath run"},
           {}};
   for (const auto& sc : r.schemes) {
     // Performance figures come from completed runs only.
@@ -221,7 +277,7 @@ Table simulate_summary(const sim::CampaignResult& r) {
                       valid(point) ? Cell{num(m.throughput)} : Cell{point_text(point), CellStyle::kBlock},
                       {valid(point) ? num(m.latency.p99) : kNotMeasured},
                       {valid(point) ? num(point.efficiency) : kNotMeasured},
-                      max_cell(num(longest.value_or(0))), max_cell(std::to_string(bypassed)),
+                      max_cell(num(longest.value_or(0))), max_cell(std::to_string(bypassed)), fairness_cell(sc),
                       max_cell(std::to_string(table)),
                       {describe_run(mp.result.outcome, mp.result.metrics.tasks_completed, mp.tasks_scheduled),
                        mp_ok ? CellStyle::kPlain : CellStyle::kBlock}});
@@ -235,6 +291,13 @@ void failure_blocks(Document& doc, const sim::RunResult& run) {
     doc.code(fmt::format("T{} {}  plan: {}\nT{} {}  plan: {}\nwhy: {}\nlocks:\n  {}", v.first.task,
                          v.first.operation, v.first.plan, v.second.task, v.second.operation, v.second.plan,
                          v.why, fmt::join(v.lock_states, "\n  ")));
+  }
+  if (run.overtake) {
+    const auto& o = *run.overtake;
+    doc.code(fmt::format("T{} {} was granted {} while T{} {}, queued earlier for {}, still waits: overtake {} of "
+                         "this wait; the scheme promises {}\nT{} plan: {}\nT{} plan: {}",
+                         o.by.task, o.by.operation, o.by_lock, o.waiter.task, o.waiter.operation, o.waiter_lock,
+                         o.count, o.promised, o.by.task, o.by.plan, o.waiter.task, o.waiter.plan));
   }
   if (run.deadlock) {
     std::string cycle;
@@ -256,7 +319,8 @@ namespace {
 
 Table sweep_table(const sim::CampaignSpec& spec, const sim::SchemeCampaign& sc) {
   Table sweep{{level_name(spec), "outcome", "throughput", "efficiency", "p50 latency", "p99 latency", "max latency",
-               "p99 wait", "longest wait", "waits", "bypasses", "most bypasses of one wait", "most locks in use"},
+               "p99 wait", "longest wait", "waits", "bypasses", "most bypasses of one wait", "overtakes",
+               "most overtakes of one wait", "most locks in use"},
               {}};
   for (const auto& p : sc.sweep) {
     const auto& m = p.metrics;
@@ -269,7 +333,8 @@ Table sweep_table(const sim::CampaignSpec& spec, const sim::SchemeCampaign& sc) 
     sweep.rows.push_back({{num(p.level)}, {point_text(p)}, {num(m.throughput)}, {num(p.efficiency)},
                           {num(m.latency.p50)}, {num(m.latency.p99)}, {num(m.latency.max)}, {num(m.wait.p99)},
                           {num(m.wait.max)}, {std::to_string(m.waits)}, {std::to_string(m.bypasses)},
-                          {std::to_string(m.max_bypassed)}, {std::to_string(m.max_lock_table)}});
+                          {std::to_string(m.max_bypassed)}, {std::to_string(m.overtakes)},
+                          {std::to_string(m.max_overtaken)}, {std::to_string(m.max_lock_table)}});
   }
   return sweep;
 }

@@ -62,7 +62,8 @@ RunStatus run_status(RunOutcome outcome) noexcept {
     case RunOutcome::kCompleted: return RunStatus::kCompleted;
     case RunOutcome::kSafetyViolation:
     case RunOutcome::kDeadlock:
-    case RunOutcome::kBrokenInvariant: return RunStatus::kStopped;
+    case RunOutcome::kBrokenInvariant:
+    case RunOutcome::kUnfairOvertake: return RunStatus::kStopped;
   }
   return RunStatus::kInconclusive;
 }
@@ -92,6 +93,7 @@ void RunTally::add(RunOutcome outcome) noexcept {
     case RunOutcome::kSafetyViolation: ++safety_violations; return;
     case RunOutcome::kDeadlock: ++deadlocks; return;
     case RunOutcome::kBrokenInvariant: ++broken_invariants; return;
+    case RunOutcome::kUnfairOvertake: ++unfair_overtakes; return;
   }
   ++inconclusive;
 }

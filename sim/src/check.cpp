@@ -197,6 +197,7 @@ struct CampaignOutcome {
   std::uint64_t failing_runs = 0;
   std::uint64_t violations = 0;
   std::uint64_t deadlocks = 0;
+  std::uint64_t overtakes = 0;
   std::optional<CampaignFailure> first_failure;  // the lowest run index
 };
 
@@ -223,7 +224,9 @@ ScenarioOutcome run_campaign_scenario(const Planner& planner, const Scenario& sc
       auto result = run_scheduled(m, *scheduler, seed);
       if (!failed(result.verdict)) continue;
       ++c.failing_runs;
-      ++(result.verdict == Verdict::kDeadlock ? c.deadlocks : c.violations);
+      ++(result.verdict == Verdict::kDeadlock         ? c.deadlocks
+         : result.verdict == Verdict::kUnfairOvertake ? c.overtakes
+                                                      : c.violations);
       if (!c.first_failure) c.first_failure = CampaignFailure{index, seed, result.verdict, std::move(result.schedule)};
     }
   }
@@ -231,7 +234,7 @@ ScenarioOutcome run_campaign_scenario(const Planner& planner, const Scenario& sc
 }
 
 EvidenceStatus family_status(const FamilyPartResult& p) {
-  if (p.violations + p.deadlocks > 0) return EvidenceStatus::kFail;
+  if (p.violations + p.deadlocks + p.overtakes > 0) return EvidenceStatus::kFail;
   if (p.incomplete > 0) return EvidenceStatus::kIncomplete;
   return p.scenarios == 0 ? EvidenceStatus::kNoPower : EvidenceStatus::kPass;
 }
@@ -269,6 +272,7 @@ void explore_family(const Planner& planner, const CheckOptions& o, CheckResult& 
     part.transitions += er.transitions;
     if (er.verdict == Verdict::kSafetyViolation) ++part.violations;
     if (er.verdict == Verdict::kDeadlock) ++part.deadlocks;
+    if (er.verdict == Verdict::kUnfairOvertake) ++part.overtakes;
     if (er.verdict == Verdict::kIncomplete) ++part.incomplete;
     if (failed(er.verdict)) {
       if (!part.first_failure) part.first_failure = fs.scenario;
@@ -278,9 +282,11 @@ void explore_family(const Planner& planner, const CheckOptions& o, CheckResult& 
   for (auto& part : r.family) {
     part.status = family_status(part);
     if (part.status == EvidenceStatus::kFail) {
-      r.findings.push_back(fmt::format("family {}: {} of {} scenarios violate safety, {} deadlock; first: {}",
-                                       to_string(part.part), part.violations, part.scenarios, part.deadlocks,
-                                       part.first_failure->name));
+      r.findings.push_back(fmt::format(
+          "family {}: {} of {} scenarios violate safety, {} deadlock, {} overtake beyond the fairness promise; "
+          "first: {}",
+          to_string(part.part), part.violations, part.scenarios, part.deadlocks, part.overtakes,
+          part.first_failure->name));
     }
   }
 }
@@ -320,6 +326,7 @@ void run_campaigns(const Planner& planner, const CheckOptions& o, CheckResult& r
       c.failing_runs += found.failing_runs;
       c.violations += found.violations;
       c.deadlocks += found.deadlocks;
+      c.overtakes += found.overtakes;
       if (found.failing_runs == 0) continue;
       ++c.scenarios_failed;
       if (!c.first_failure) c.first_failure = found.first_failure;
@@ -334,9 +341,9 @@ void run_campaigns(const Planner& planner, const CheckOptions& o, CheckResult& r
     if (c.depth) c.worst_miss = miss_probability(c.min_bound, o.runs_per_scenario);
     c.status = campaign_status(c, o);
     if (c.status == EvidenceStatus::kFail) {
-      r.findings.push_back(fmt::format("{} campaign: {} of {} runs failed ({} violations, {} deadlocks) in {} of {} "
-                                       "scenarios",
-                                       c.scheduler, c.failing_runs, c.runs, c.violations, c.deadlocks,
+      r.findings.push_back(fmt::format("{} campaign: {} of {} runs failed ({} violations, {} deadlocks, {} unfair "
+                                       "overtakes) in {} of {} scenarios",
+                                       c.scheduler, c.failing_runs, c.runs, c.violations, c.deadlocks, c.overtakes,
                                        c.scenarios_failed, o.campaign_scenarios));
     }
   }
@@ -344,11 +351,38 @@ void run_campaigns(const Planner& planner, const CheckOptions& o, CheckResult& r
 
 }  // namespace
 
+std::uint64_t fairness_failures(const CheckResult& r) {
+  std::uint64_t n = 0;
+  for (const auto& p : r.family) n += p.overtakes;
+  for (const auto& c : r.campaigns) n += c.overtakes;
+  return n;
+}
+
+std::string fairness_line(const CheckResult& r) {
+  std::uint64_t states = 0;
+  std::uint64_t runs = 0;
+  for (const auto& p : r.family) states += p.states;
+  for (const auto& c : r.campaigns) runs += c.runs;
+  const std::string scope = fmt::format("{} states and {} runs", states, runs);
+  if (r.fairness == impl::Fairness::kNone) {
+    return fmt::format("promised: {} · not judged over {}", r.fairness_promise, scope);
+  }
+  const std::uint64_t failures = fairness_failures(r);
+  if (failures == 0) {
+    return fmt::format("promised: {} · checked: no overtake beyond it in {}", r.fairness_promise, scope);
+  }
+  return fmt::format("promised: {} · checked over {}: {} scenario(s) or run(s) overtook a waiter beyond it",
+                     r.fairness_promise, scope, failures);
+}
+
 CheckResult check_scheme(const impl::Scheme& scheme, const CheckOptions& o, const CheckProgress& progress) {
   validate(o);
   CheckResult r;
   r.scheme = scheme.name();
   r.options = o;
+  r.fairness = scheme.fairness();
+  r.bypass_bound = scheme.bypass_bound();
+  r.fairness_promise = scheme.fairness_text();
   const SchemePlanner planner(scheme);
   const auto order_defect = order_finding(scheme, o);
   if (order_defect) r.findings.push_back(*order_defect);

@@ -80,17 +80,27 @@ inline void expect_markdown_matches_json(const std::string& md, const nlohmann::
     const auto summary = std::find_if(rows.begin(), rows.end(),
                                       [&](const auto& r) { return !r.empty() && r[0] == "**" + name + "**"; });
     ASSERT_NE(summary, rows.end()) << md;
-    ASSERT_EQ(summary->size(), 8u);
+    ASSERT_EQ(summary->size(), 9u);
     EXPECT_EQ((*summary)[1], verdict_text(scheme["verdict"]));
     EXPECT_EQ((*summary)[2], status_counts(json_statuses(scheme)));
     EXPECT_EQ((*summary)[4], fmt::format("{}", scheme["static"]["unsafe_pairs"].get<std::uint64_t>()));
     std::uint64_t failures = 0;
     std::uint64_t scenarios = 0;
     for (const auto& p : scheme["family"]) {
-      failures += p["violations"].get<std::uint64_t>() + p["deadlocks"].get<std::uint64_t>();
+      failures += p["violations"].get<std::uint64_t>() + p["deadlocks"].get<std::uint64_t>() +
+                  p["overtakes"].get<std::uint64_t>();
       scenarios += p["scenarios"].get<std::uint64_t>();
     }
     EXPECT_EQ((*summary)[5], fmt::format("{} of {}", failures, scenarios));
+    // The fairness column: the promise, and whether the search kept it.
+    const auto& fairness = scheme["fairness"];
+    const std::string promised = fairness["promised"];
+    const std::string status = fairness["status"];
+    EXPECT_EQ((*summary)[7], status == "not judged" ? promised
+                             : status == "kept"     ? promised + ": kept"
+                                                    : fmt::format("{}: {} overtook", promised,
+                                                                  fairness["failures"].get<std::uint64_t>()));
+    EXPECT_NE(md.find(fairness["summary"].get<std::string>()), std::string::npos);
     // The scheme's section: its heading, then its evidence rows.
     const auto heading = md.find(fmt::format("\n## {}: {}\n", name, scheme["verdict"].get<std::string>()));
     ASSERT_NE(heading, std::string::npos);
@@ -115,7 +125,8 @@ inline void expect_markdown_matches_json(const std::string& md, const nlohmann::
                                                   p["scenarios"].get<std::uint64_t>(), p["states"].get<std::uint64_t>(),
                                                   p["transitions"].get<std::uint64_t>())))
           << r.at(2);
-      EXPECT_EQ(r.at(3), fmt::format("{}", p["violations"].get<std::uint64_t>() + p["deadlocks"].get<std::uint64_t>()));
+      EXPECT_EQ(r.at(3), fmt::format("{}", p["violations"].get<std::uint64_t>() + p["deadlocks"].get<std::uint64_t>() +
+                                               p["overtakes"].get<std::uint64_t>()));
       EXPECT_EQ(r.at(4), status_text(p["status"]));
     }
     for (const auto& c : scheme["campaigns"]) {

@@ -63,9 +63,28 @@ void StepMachine::key(const State& s, bool symmetry, std::string& out, KeyScratc
     out.append(bytes, sizeof bytes);
   }
   // Holders follow from the task states; only the queues' order is extra.
-  for (const auto& q : s.locks) {
-    for (const auto& entry : q.waiters()) out.push_back(static_cast<char>(w.pos[task_of(entry.task)]));
+  // The machine's own arrival record (fairness) is normalised, not copied:
+  // its stamps grow along a path, so two paths to one state differ in them,
+  // but the future judgement reads only each lock's waiters in stamp order
+  // (every later arrival gets a larger stamp than all of them) and, under a
+  // bounded-bypass promise, how often each was overtaken. So the key has,
+  // per lock, the recorded waiters in stamp order (with their overtakes if
+  // the bound makes them matter): equal keys judge every future grant alike.
+  // With a FIFO queue this order is the queue's, so the state count does not
+  // grow; kFifo never keeps an overtaken state and kNone never judges, so the
+  // counts stay out of their keys.
+  const bool counts_matter = scheme_.fairness() == impl::Fairness::kBoundedBypass;
+  for (std::uint32_t l = 0; l < s.locks.size(); ++l) {
+    const auto waiters = s.locks[l].waiters();
+    for (const auto& entry : waiters) out.push_back(static_cast<char>(w.pos[task_of(entry.task)]));
     out.push_back(static_cast<char>(0xFF));
+    if (s.arrivals.empty()) continue;
+    for (const Arrival& a : s.arrivals) {
+      if (a.lock != l) continue;
+      out.push_back(static_cast<char>(w.pos[task_of(a.request)]));
+      if (counts_matter) out.push_back(static_cast<char>(std::min(a.overtakes, scheme_.bypass_bound() + 1)));
+    }
+    out.push_back(static_cast<char>(0xFE));
   }
 }
 

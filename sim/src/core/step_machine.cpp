@@ -206,6 +206,8 @@ void StepMachine::reset_tasks(State& s) const {
   s.tasks.assign(task_count(), Task{});
   s.locks.resize(lock_paths_.size());
   s.in_critical.clear();
+  s.arrivals.clear();
+  s.next_stamp = 0;
 }
 
 std::size_t run_length(const StepMachine& m) {
@@ -277,6 +279,7 @@ void StepMachine::release_lock(State& s, std::uint32_t lock, impl::TaskId id, Ef
   if (count == 0) return;
   const auto fresh = q.last_granted(count);
   e.lock_granted.assign(fresh.begin(), fresh.end());
+  judge_queue_grants(s, lock, e);
   continue_granted(s, e.lock_granted, e);
 }
 
@@ -301,6 +304,7 @@ void StepMachine::apply_other(State& s, std::uint32_t t, const Action& a, Effect
     case StepKind::kTry:
       if (s.locks[a.lock].try_acquire(scheme(), id, a.mode)) {
         e.outcome = StepOutcome::kGranted;
+        if (!s.arrivals.empty()) judge_grant(s, a.lock, {id, a.mode}, kNoStamp, e);
         if (++k.step == plan_size) finish_segment(s, t, e);
       } else {
         e.outcome = StepOutcome::kRefused;
@@ -313,6 +317,8 @@ void StepMachine::apply_other(State& s, std::uint32_t t, const Action& a, Effect
       e.lock_granted.clear();
       s.locks[a.lock].cancel(scheme(), id, e.lock_granted);
       k.phase = TaskPhase::kRollingBack;
+      forget_arrival(s, id);
+      judge_queue_grants(s, a.lock, e);
       continue_granted(s, e.lock_granted, e);
       if (k.step == 0) abandon(s, t);
       break;

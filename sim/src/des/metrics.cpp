@@ -13,6 +13,7 @@ std::string_view to_string(RunOutcome outcome) noexcept {
     case RunOutcome::kSafetyViolation: return "safety violation";
     case RunOutcome::kDeadlock: return "deadlock";
     case RunOutcome::kBrokenInvariant: return "broken lock invariant";
+    case RunOutcome::kUnfairOvertake: return "unfair overtake";
   }
   return "?";
 }

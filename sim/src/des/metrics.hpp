@@ -36,6 +36,13 @@ class Metrics {
   // waiter granted from behind it. `before` is the queue before the step.
   void granted_from_queue(RunResult& r, std::span<const impl::LockEntry> before,
                           std::span<const impl::LockEntry> granted, std::span<const impl::LockEntry> after);
+  // Overtakes of one step, as the step machine judged them.
+  void overtaken(RunResult& r, std::span<const StepMachine::Overtake> overtakes) {
+    for (const auto& o : overtakes) {
+      ++r.metrics.overtakes;
+      r.metrics.max_overtaken = std::max<std::uint64_t>(r.metrics.max_overtaken, o.count);
+    }
+  }
   void started_waiting(RunResult& r, std::uint32_t task) {
     ++r.metrics.waits;
     bypassed_[task] = 0;

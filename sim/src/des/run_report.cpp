@@ -69,6 +69,12 @@ SafetyViolation RunReport::violation(const StepMachine::State& s, const Schedule
   return v;
 }
 
+OvertakeReport RunReport::overtake(const StepMachine::State& s, const Schedule& schedule,
+                                   const StepMachine::Overtake& o) const {
+  return OvertakeReport{view(s, schedule, o.waiter), view(s, schedule, o.by), lock_text(o.lock, o.by_mode),
+                        lock_text(o.lock, o.waiter_mode), o.count, m_.scheme().fairness_text()};
+}
+
 DeadlockReport RunReport::deadlock(const StepMachine::State& s, const Schedule& schedule,
                                    const std::vector<std::uint32_t>& cycle) const {
   DeadlockReport r;

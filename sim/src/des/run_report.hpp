@@ -32,6 +32,7 @@ class RunReport {
   TaskView view(const StepMachine::State& s, const Schedule& schedule, std::uint32_t t) const;
   SafetyViolation violation(const StepMachine::State& s, const Schedule& schedule, std::uint32_t a, std::uint32_t b,
                             const model::ConflictWitness& why) const;
+  OvertakeReport overtake(const StepMachine::State& s, const Schedule& schedule, const StepMachine::Overtake& o) const;
   DeadlockReport deadlock(const StepMachine::State& s, const Schedule& schedule,
                           const std::vector<std::uint32_t>& cycle) const;
   // The trace, oldest first, and the schedule prefix of the tasks that arrived.

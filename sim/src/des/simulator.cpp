@@ -86,6 +86,7 @@ class Simulator::Impl {
     metrics_.reset(schedule_->tasks.size(), result_);
     result_.violation.reset();
     result_.deadlock.reset();
+    result_.overtake.reset();
     result_.broken_invariant.reset();
     result_.trace.clear();
     result_.replay.reset();
@@ -141,7 +142,19 @@ class Simulator::Impl {
       result_.broken_invariant = effect_.broken_invariant;
       return false;
     }
-    return true;
+    return fair();
+  }
+
+  // Counts the step's overtakes; false (the run stops) if one breaks the
+  // scheme's fairness promise.
+  bool fair() {
+    if (effect_.overtakes.empty()) return true;
+    metrics_.overtaken(result_, effect_.overtakes);
+    const auto unfair = machine_.unfair_overtake(effect_);
+    if (!unfair) return true;
+    result_.outcome = RunOutcome::kUnfairOvertake;
+    result_.overtake = report_.overtake(state_, *schedule_, *unfair);
+    return false;
   }
 
   // Acquire steps until the plan is held, the task waits, or a step takes time.
@@ -243,6 +256,7 @@ class Simulator::Impl {
         result_.broken_invariant = effect_.broken_invariant;
         return;
       }
+      if (!fair()) return;
       granted_.insert(granted_.end(), effect_.granted.begin(), effect_.granted.end());
     }
     metrics_.completed(result_, now_ - arrival_[t]);

@@ -49,6 +49,18 @@ void describe_failure(const StepMachine& m, const StepMachine::State& s, Verdict
     cx.summary = fmt::format("a lock queue broke its invariant: {}", last->broken_invariant.value_or("?"));
     return;
   }
+  if (kind == Verdict::kUnfairOvertake) {
+    const auto o = m.unfair_overtake(*last);
+    const auto& scheme = m.scheme();
+    cx.summary = fmt::format(
+        "unfair overtake on {}: {} {} was granted {}({}) while {} {}, queued there earlier for {}({}), still "
+        "waits; the modes are incompatible. That is overtake {} of this wait; the scheme promises {}.",
+        m.lock_name(o->lock), m.task_label(o->by), m.operation(o->by, o->by_request).to_string(),
+        scheme.mode_name(o->by_mode), m.lock_name(o->lock), m.task_label(o->waiter),
+        m.operation(o->waiter, o->waiter_request).to_string(), scheme.mode_name(o->waiter_mode),
+        m.lock_name(o->lock), o->count, scheme.fairness_text());
+    return;
+  }
   if (kind == Verdict::kSafetyViolation) {
     const auto v = m.violation(s, *last);
     const auto& a = m.operation(v->first, v->first_request);

@@ -15,6 +15,7 @@ std::string_view to_string(Verdict verdict) noexcept {
     case Verdict::kSafetyViolation: return "safety violation";
     case Verdict::kDeadlock: return "deadlock";
     case Verdict::kBrokenInvariant: return "broken lock invariant";
+    case Verdict::kUnfairOvertake: return "unfair overtake";
     case Verdict::kIncomplete: return "incomplete (limit reached)";
   }
   return "?";

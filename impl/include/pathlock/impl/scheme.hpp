@@ -72,6 +72,19 @@
 //    requests conflict) on single- and multi-path requests.
 //
 // Acquisition order: every built-in scheme uses LockOrder::ancestor_first().
+//
+// Fairness: what a scheme promises about overtaking on each lock. A grant of
+// mode m on lock L to request r overtakes a waiter w when w still waits on L,
+// w queued on L before r did (for a grant at enqueue: every current waiter),
+// and m is incompatible with w's mode. Compatible grants passing a waiter
+// (bypasses) are always allowed: they do not delay it.
+//   kFifo           no overtake, ever (bound 0): what LockQueue does, and what
+//                   every built-in scheme promises;
+//   kBoundedBypass  at most bypass_bound() overtakes of one wait (1 to
+//                   kMaxBypassBound);
+//   kNone           no promise: overtakes are measured, never judged.
+// The checkers judge every grant against the promise on their own record of
+// arrival order (proofs/fairness.md), never LockQueue's bookkeeping.
 
 #include <array>
 #include <cstdint>
@@ -118,6 +131,12 @@ enum class ModeJoining : std::uint8_t {
 std::string_view to_string(Acquisition acquisition) noexcept;  // "in order" / "request order"
 std::string_view to_string(ModeJoining joining) noexcept;      // "join" / "per role"
 
+enum class Fairness : std::uint8_t { kFifo, kBoundedBypass, kNone };
+std::string_view to_string(Fairness fairness) noexcept;  // "FIFO" / "bounded bypass" / "none"
+// The largest bound a kBoundedBypass scheme may promise (a step machine
+// counts one wait's overtakes in a byte).
+inline constexpr std::uint32_t kMaxBypassBound = 100;
+
 struct ModeSpec {
   std::string name;     // "RA"
   std::string meaning;  // "read-ancestor: a path below is read"
@@ -136,6 +155,8 @@ struct SchemeSpec {
   LockOrder order = LockOrder::ancestor_first();
   Acquisition acquisition = Acquisition::kInOrder;
   ModeJoining joining = ModeJoining::kJoin;
+  Fairness fairness = Fairness::kFifo;
+  std::uint32_t bypass_bound = 0;  // kBoundedBypass: 1..kMaxBypassBound; else 0
 };
 
 class Scheme {
@@ -157,6 +178,17 @@ class Scheme {
            spec_.order.totality() == Totality::kStrictTotal;
   }
   const SchemeSpec& spec() const noexcept { return spec_; }
+  // The fairness promise (see Fairness above) and its bound: 0 for kFifo and
+  // kNone, k for kBoundedBypass(k).
+  Fairness fairness() const noexcept { return spec_.fairness; }
+  std::uint32_t bypass_bound() const noexcept { return spec_.bypass_bound; }
+  // Whether a wait that has suffered `overtakes` overtakes still keeps the
+  // promise (kNone: always).
+  bool keeps_fairness(std::uint32_t overtakes) const noexcept {
+    return spec_.fairness == Fairness::kNone || overtakes <= spec_.bypass_bound;
+  }
+  // "FIFO", "bounded bypass (at most 3 overtakes per wait)", "none (measured only)".
+  std::string fairness_text() const;
 
   std::size_t mode_count() const noexcept { return spec_.modes.size(); }
   const ModeSpec& mode(ModeId m) const { return spec_.modes.at(m.index); }

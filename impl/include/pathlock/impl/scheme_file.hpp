@@ -22,7 +22,12 @@
 //                                             // or an order defined by keys:
 //                                             // {"name": ..., "keys": [...]}
 //                                             // (order_file.hpp)
-//                   "joining": "join"}        // or "per-role" (no joining)
+//                   "joining": "join"},       // or "per-role" (no joining)
+//   "fairness": {"promise": "fifo"}           // optional, default FIFO; or "none"
+//                                             // (measured only), or
+//                                             // {"promise": "bounded-bypass", "bound": k}
+//                                             // with 1 <= k <= kMaxBypassBound
+//                                             // (scheme.hpp, "Fairness")
 // }
 //
 // Every built-in scheme exports to this form and loads back identical

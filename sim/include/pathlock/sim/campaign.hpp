@@ -73,10 +73,13 @@ struct RunTally {
   std::uint64_t safety_violations = 0;
   std::uint64_t deadlocks = 0;
   std::uint64_t broken_invariants = 0;
+  std::uint64_t unfair_overtakes = 0;  // stopped by an overtake beyond the fairness promise
   std::uint64_t inconclusive = 0;
   void add(RunOutcome outcome) noexcept;
   std::uint64_t runs() const noexcept { return completed + stopped() + inconclusive; }
-  std::uint64_t stopped() const noexcept { return safety_violations + deadlocks + broken_invariants; }
+  std::uint64_t stopped() const noexcept {
+    return safety_violations + deadlocks + broken_invariants + unfair_overtakes;
+  }
 };
 
 struct SchemeCampaign {

@@ -63,7 +63,8 @@ struct ExploreOptions {
   // Which properties count as failures: both by default; one alone answers
   // "is any state unsafe?" or "is any state deadlocked?" when a scenario has
   // both (the SPIN cross-check asks each question on its own). A
-  // counterexample is built only when both are checked.
+  // counterexample is built only when both are checked. check_safety also
+  // turns the fairness judgement (an overtake beyond the promise) on or off.
   bool check_safety = true;
   bool check_deadlock = true;
 };

@@ -36,7 +36,9 @@
 
 namespace pathlock::sim {
 
-enum class RunOutcome { kCompleted, kSafetyViolation, kDeadlock, kBrokenInvariant };
+// kUnfairOvertake: a grant overtook a waiter beyond the scheme's fairness
+// promise (Scheme::fairness(); a kNone scheme's overtakes are measured only).
+enum class RunOutcome { kCompleted, kSafetyViolation, kDeadlock, kBrokenInvariant, kUnfairOvertake };
 std::string_view to_string(RunOutcome outcome) noexcept;
 
 struct Percentiles {
@@ -64,6 +66,18 @@ struct SafetyViolation {
   std::vector<std::string> lock_states;  // the locks both plans name, with holders and waiters
 };
 
+// A grant that overtook a waiter beyond the promise: `by` was granted
+// `by_lock` while `waiter`, queued there earlier in an incompatible mode,
+// still waits.
+struct OvertakeReport {
+  TaskView waiter;
+  TaskView by;
+  std::string by_lock;       // "R(/a)": the grant
+  std::string waiter_lock;   // "W(/a)": what the waiter waits for
+  std::uint32_t count = 0;   // the waiter's overtakes in this wait, this one included
+  std::string promised;      // Scheme::fairness_text()
+};
+
 struct DeadlockReport {
   std::vector<TaskView> cycle;  // each waits for the next; the last for the first
   std::string dot;              // Graphviz picture of the cycle
@@ -86,6 +100,10 @@ struct RunMetrics {
   std::uint64_t waits = 0;          // lock requests that queued
   std::uint64_t bypasses = 0;       // grants to a later request over a queued one
   std::uint64_t max_bypassed = 0;   // the most bypasses any one wait suffered
+  // Overtakes: bypasses by a grant incompatible with the waiter's mode, judged
+  // by the step machine on its own arrival record (step_machine.hpp).
+  std::uint64_t overtakes = 0;
+  std::uint64_t max_overtaken = 0;  // the most overtakes any one wait suffered
   std::size_t max_lock_table = 0;   // most locks in use (held or waited for) at once
   std::size_t distinct_locks = 0;
 };
@@ -96,6 +114,7 @@ struct RunResult {
   std::array<CategoryObservation, model::kCategoryCount> observed{};
   std::optional<SafetyViolation> violation;
   std::optional<DeadlockReport> deadlock;
+  std::optional<OvertakeReport> overtake;
   std::optional<std::string> broken_invariant;
   std::vector<std::string> trace;  // the last events before a failure, oldest first
   // For a failed run: the prefix of the schedule that reproduces it.

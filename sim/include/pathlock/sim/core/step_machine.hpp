@@ -26,6 +26,13 @@
 //   safety      two tasks in critical sections of conflicting requests
 //               (model::conflicts, the oracle; never impl's tables);
 //   invariants  LockQueue::check_invariants on every lock the step touched;
+//   fairness    every grant judged against the scheme's promise
+//               (Scheme::fairness()): a grant of mode m on lock L to request r
+//               overtakes waiter w iff w still waits on L, w queued on L
+//               before r did (a grant at enqueue: every current waiter), and
+//               m and w's mode are incompatible. Judged on the machine's own
+//               record of arrival order (State::arrivals), never LockQueue's
+//               bookkeeping, which is what it checks (proofs/fairness.md);
 //   deadlock    a state where no task can move and some have not ended (the
 //               drivers' test), with its wait-for cycle: each waiting task
 //               points to its incompatible holders and incompatible waiters
@@ -135,10 +142,23 @@ class StepMachine {
     std::uint32_t request;
     friend bool operator==(const Holding&, const Holding&) = default;
   };
+  // A waiting request, as the machine saw it queue: its own record of
+  // arrival order, kept apart from LockQueue's so that fairness is judged
+  // independently of the queue under test.
+  struct Arrival {
+    std::uint32_t lock;
+    impl::TaskId request;    // request_id(task, request)
+    impl::ModeId mode;
+    std::uint32_t stamp;     // when it queued: increasing within a run
+    std::uint32_t overtakes; // incompatible grants past it on its lock, this wait
+    friend bool operator==(const Arrival&, const Arrival&) = default;
+  };
   struct State {
     std::vector<Task> tasks;
     std::vector<impl::LockQueue> locks;  // by lock index
     std::vector<Holding> in_critical;    // requests wholly held: derived, kept for speed
+    std::vector<Arrival> arrivals;       // every waiting request, in stamp order
+    std::uint32_t next_stamp = 0;
   };
   struct Action {
     StepKind kind;
@@ -147,6 +167,18 @@ class StepMachine {
     std::uint32_t request;
   };
   enum class StepOutcome : std::uint8_t { kGranted, kQueued, kRefused, kWithdrawn, kReleased };
+  // A grant of `by_mode` on `lock` to `by` past `waiter`, queued there
+  // earlier in an incompatible mode (see "fairness" above).
+  struct Overtake {
+    std::uint32_t lock;
+    std::uint32_t waiter;
+    std::uint32_t waiter_request;
+    impl::ModeId waiter_mode;
+    std::uint32_t by;
+    std::uint32_t by_request;
+    impl::ModeId by_mode;
+    std::uint32_t count;  // the waiter's overtakes in this wait, this one included
+  };
   // What a transition did.
   struct Effect {
     StepOutcome outcome = StepOutcome::kGranted;
@@ -154,6 +186,7 @@ class StepMachine {
     std::vector<Holding> entered;        // requests now wholly held
     std::optional<std::string> broken_invariant;  // of a lock the step touched
     std::vector<impl::LockEntry> lock_granted;    // scratch: what the lock queue granted
+    std::vector<Overtake> overtakes;              // every overtake of this step, kept or not
   };
   struct Violation {
     std::uint32_t first;   // entered its critical section
@@ -227,15 +260,18 @@ class StepMachine {
     effect.granted.clear();
     effect.entered.clear();
     effect.broken_invariant.reset();
+    effect.overtakes.clear();
     Task& k = s.tasks[t];
     const SegmentSteps& seg = programs_[t].resolved[k.segment];  // the action is on the current segment
     if (action.kind == StepKind::kAcquire) {
-      if (s.locks[action.lock].acquire(scheme_, request_id(t, action.request), action.mode) ==
-          impl::AcquireOutcome::kQueued) {
+      const impl::TaskId id = request_id(t, action.request);
+      if (s.locks[action.lock].acquire(scheme_, id, action.mode) == impl::AcquireOutcome::kQueued) {
         effect.outcome = StepOutcome::kQueued;
         k.phase = TaskPhase::kWaiting;
+        s.arrivals.push_back({action.lock, id, action.mode, s.next_stamp++, 0});
       } else {
         effect.outcome = StepOutcome::kGranted;
+        if (!s.arrivals.empty()) judge_grant(s, action.lock, {id, action.mode}, kNoStamp, effect);
         if (++k.step == seg.size) finish_segment(s, t, effect);
       }
     } else if (action.kind == StepKind::kRelease) {
@@ -265,6 +301,7 @@ class StepMachine {
     e.granted.clear();
     e.entered.clear();
     e.broken_invariant.reset();
+    e.overtakes.clear();
     e.outcome = StepOutcome::kReleased;
     Task& k = s.tasks[t];
     const SegmentSteps& seg = programs_[t].resolved[k.segment];
@@ -288,6 +325,8 @@ class StepMachine {
     }
   }
   std::optional<Violation> violation(const State& s, const Effect& e) const;
+  // The first overtake of the step beyond the scheme's fairness promise.
+  std::optional<Overtake> unfair_overtake(const Effect& e) const;
   // Whether t's and u's next steps commute in s (both enabled, t != u).
   bool independent(const State& s, std::uint32_t t, std::uint32_t u) const;
   // Whether some lock task t holds (any request) has a waiter queued in a
@@ -366,6 +405,16 @@ class StepMachine {
   void abandon(State& s, std::uint32_t t) const;
   void continue_granted(State& s, std::span<const impl::LockEntry> granted, Effect& e) const;
   void release_lock(State& s, std::uint32_t lock, impl::TaskId id, Effect& e) const;
+  // Fairness: judges a grant of `granted` on `lock` against the waiters
+  // still recorded there; `stamp` is when the grantee queued, kNoStamp for a
+  // grant at enqueue (then every waiter queued before it).
+  static constexpr std::uint32_t kNoStamp = 0xFFFFFFFFU;
+  void judge_grant(State& s, std::uint32_t lock, impl::LockEntry granted, std::uint32_t stamp, Effect& e) const;
+  // Drops `id`'s arrival record (a withdrawn waiter).
+  static void forget_arrival(State& s, impl::TaskId id);
+  // Judges the grants in e.lock_granted (from `lock`'s queue), and drops
+  // their arrival records.
+  void judge_queue_grants(State& s, std::uint32_t lock, Effect& e) const;
 
   const Planner& planner_;
   const impl::Scheme& scheme_;  // planner_.scheme(), without a virtual call per step
