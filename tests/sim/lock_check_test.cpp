@@ -206,6 +206,27 @@ TEST(FifoLedger, EveryBuiltinSchemePromisesFifo) {
   }
 }
 
+// A scheme's stated promise is what the ledger judges: a bound is the
+// scheme's, and a scheme that promises none is measured, never reported.
+TEST(FifoLedger, JudgesTheSchemesOwnPromise) {
+  impl::SchemeSpec bounded = impl::path_rwa_joined_scheme().spec();
+  bounded.name = "bounded";
+  bounded.fairness = impl::Fairness::kBoundedBypass;
+  bounded.bypass_bound = 2;
+  const FairnessPromise b = fairness_promise(impl::Scheme(bounded));
+  EXPECT_EQ(b.kind, FairnessKind::kBoundedBypass);
+  EXPECT_EQ(b.max_bypass, 2U);
+  impl::SchemeSpec none = impl::path_rwa_joined_scheme().spec();
+  none.name = "none";
+  none.fairness = impl::Fairness::kNone;
+  const FairnessPromise n = fairness_promise(impl::Scheme(none));
+  EXPECT_EQ(n.kind, FairnessKind::kNone);
+  History h(n);
+  EXPECT_FALSE(h.tell(LockEvent::kGranted, "/a", 0, "R"));
+  EXPECT_FALSE(h.tell(LockEvent::kQueued, "/a", 1, "W"));
+  EXPECT_FALSE(h.tell(LockEvent::kGranted, "/a", 2, "R"));
+}
+
 // The lock that ships keeps FIFO on the programs aimed at it under every
 // built-in scheme (check_lock_bounded runs them under every option for the
 // recommended one), the gate on and off, every schedule with one preemption

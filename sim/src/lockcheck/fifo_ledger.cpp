@@ -17,7 +17,14 @@ std::optional<std::size_t> index_of(const auto& from, impl::TaskId task) {
 
 }  // namespace
 
-FairnessPromise fairness_promise(const impl::Scheme& /*scheme*/) { return {FairnessKind::kFifo, 0}; }
+FairnessPromise fairness_promise(const impl::Scheme& scheme) {
+  switch (scheme.fairness()) {
+    case impl::Fairness::kFifo: return {FairnessKind::kFifo, 0};
+    case impl::Fairness::kBoundedBypass: return {FairnessKind::kBoundedBypass, scheme.bypass_bound()};
+    case impl::Fairness::kNone: break;
+  }
+  return {FairnessKind::kNone, 0};
+}
 
 std::string FifoLedger::who(impl::TaskId task) const {
   // DeterministicPlatform::next_task_id: (thread + 1) << 32, plus a count.
@@ -41,7 +48,7 @@ std::optional<std::string> FifoLedger::granted(const std::string& lock, LockOrde
   }
   for (Arrival& w : order.waiting) {
     if (w.order >= asked || scheme_.compatible(mode, w.mode)) continue;
-    if (++w.overtaken <= promise_.max_bypass) continue;
+    if (++w.overtaken <= promise_.max_bypass || promise_.kind == FairnessKind::kNone) continue;
     const std::string bound =
         promise_.kind == FairnessKind::kFifo
             ? std::string()

@@ -29,17 +29,16 @@
 
 namespace pathlock::sim::lockcheck {
 
-enum class FairnessKind : std::uint8_t { kFifo, kBoundedBypass };
+enum class FairnessKind : std::uint8_t { kFifo, kBoundedBypass, kNone };
 
 struct FairnessPromise {
   FairnessKind kind = FairnessKind::kFifo;
-  std::size_t max_bypass = 0;  // overtakes a waiter may suffer (0 for kFifo)
+  std::size_t max_bypass = 0;  // overtakes a waiter may suffer (0 for kFifo; kNone: unjudged)
 };
 
-// What `scheme` promises about the order of grants on one lock. Every
-// built-in and file scheme runs on impl::LockQueue, whose grant rule is FIFO
-// among conflicting requests; a scheme that states a weaker promise is
-// judged by this function's answer, in one place.
+// What `scheme` promises about the order of grants on one lock: its
+// Scheme::fairness() and bypass_bound(). kNone: overtakes are counted, never
+// reported.
 FairnessPromise fairness_promise(const impl::Scheme& scheme);
 
 class FifoLedger {
