@@ -22,6 +22,7 @@ std::string_view to_string(FamilyPart part) noexcept {
     case FamilyPart::kPairs: return "pairs";
     case FamilyPart::kSequences: return "sequences";
     case FamilyPart::kTriples: return "triples";
+    case FamilyPart::kWithdrawals: return "withdrawals";
   }
   return "?";
 }
@@ -101,6 +102,18 @@ std::vector<FamilyScenario> scenario_family(FamilySize size) {
     for (std::size_t j = i; j < triple_ops.size(); ++j) {
       for (std::size_t k = j; k < triple_ops.size(); ++k) {
         add(out, FamilyPart::kTriples, {{triple_ops[i]}, {triple_ops[j]}, {triple_ops[k]}});
+      }
+    }
+  }
+  for (const auto& a : single_path) {
+    for (const auto& b : single_path) {
+      if (b.kind != model::OpKind::kWrite) continue;
+      for (const auto& c : single_path) {
+        Scenario s = make(fmt::format("[{}] | [{} withdraws while waiting] | [{}]", a.to_string(), b.to_string(),
+                                      c.to_string()),
+                          {{a}, {b}, {c}});
+        s.tasks[1][0].withdraw = WithdrawStyle::kWhileWaiting;
+        out.push_back({FamilyPart::kWithdrawals, std::move(s)});
       }
     }
   }

@@ -12,7 +12,11 @@
 //              other task took while the first ran), the second one;
 //   triples    three tasks, one request each, over every operation on paths
 //              below the root (cycles of three; the root conflicts with
-//              everything, which pairs cover).
+//              everything, which pairs cover);
+//   withdrawals  three tasks over reads and writes below the root, the
+//              second a write that may withdraw while it waits (a timeout or
+//              a cancellation): what LockQueue::cancel must hand on to those
+//              queued behind the withdrawn request.
 // Operations are read, write, rename and copy (delete makes the same request
 // as write); rename and copy take every ordered pair of distinct paths, into
 // and out of their own subtree included, and copy also a path onto itself
@@ -35,8 +39,8 @@ namespace pathlock::sim {
 enum class FamilySize { kNone, kQuick, kFull };  // kNone: no exhaustive stage
 std::string_view to_string(FamilySize size) noexcept;
 
-enum class FamilyPart { kSingles, kPairs, kSequences, kTriples };
-inline constexpr std::size_t kFamilyPartCount = 4;
+enum class FamilyPart { kSingles, kPairs, kSequences, kTriples, kWithdrawals };
+inline constexpr std::size_t kFamilyPartCount = 5;
 std::string_view to_string(FamilyPart part) noexcept;
 
 struct FamilyScenario {
