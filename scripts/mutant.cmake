@@ -187,7 +187,7 @@ function(report_summary out_var report_json limit)
   endforeach()
   math(EXPR uncaught "${other} + ${missed}")
   set(${out_var}
-      "${caught} of ${run} mutants caught by check or check-lock within ${limit} s; of the other ${uncaught}, ${other} caught by other evidence only and ${expected_misses} expected to be missed (a known gap, or a checker this tree lacks); harmless changes passed: ${harmless_passed} of ${harmless}; model mutants reported as model errors: ${model_errors} of ${model}."
+      "${caught} of ${run} mutants caught by a checker (check, check-lock or simulate) within ${limit} s; of the other ${uncaught}, ${other} caught by other evidence only and ${expected_misses} expected to be missed (a known gap, or a checker this tree lacks); harmless changes passed: ${harmless_passed} of ${harmless}; model mutants reported as model errors: ${model_errors} of ${model}."
       PARENT_SCOPE)
 endfunction()
 
@@ -297,12 +297,12 @@ else()  # check
       endif()
     elseif(needs STREQUAL "" AND known_gap STREQUAL "")
       if(NOT verdict STREQUAL "caught")
-        string(APPEND problems "  mutant ${name}: ${verdict}, not caught by check or check-lock\n")
+        string(APPEND problems "  mutant ${name}: ${verdict}, not caught by a checker\n")
       endif()
     elseif(verdict STREQUAL "caught")
       # A mutant expected to be missed (a known gap, or a checker this tree
       # lacks) is caught: the gap is closed, drop the field.
-      string(APPEND problems "  mutant ${name}: caught by check or check-lock, yet the mutants file says it needs "
+      string(APPEND problems "  mutant ${name}: caught by a checker, yet the mutants file says it needs "
                              "\"${needs}${known_gap}\"; drop its needs or known_gap\n")
     endif()
   endforeach()

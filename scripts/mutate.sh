@@ -7,8 +7,9 @@
 # check`, `check-lock`, `simulate`, a unit test binary, optionally TSan),
 # recording each one's verdict, seconds and first report line; the build is
 # timed apart. The unmutated tree must pass every evidence command first.
-# A mutant is "caught" when `check` or `check-lock` exits 3 within the time
-# limit; a harmless change must pass every command.
+# A mutant is "caught" when a checker (`check`, `check-lock` or `simulate`;
+# not only a unit test) exits 3 within the time limit; a harmless change must
+# pass every command.
 #
 # Writes mutation.{md,json,html} (a full run: into reports/generated/mutation,
 # which the README quotes, doc block `mutation`; --sample or --only: into
@@ -289,7 +290,7 @@ for i in "${chosen[@]}"; do
     if [ "$kind" = check ] && grep -q -i 'model error' "$run_log"; then model_errors[i]=yes; fi
     if [ "$verdict" = caught ]; then
       flagged=yes
-      case $kind in check | check-lock) by_checker=yes ;; *) by_other=yes ;; esac
+      case $kind in check | check-lock | simulate) by_checker=yes ;; *) by_other=yes ;; esac
     elif [ "$verdict" != passed ]; then
       flagged=yes
     fi
@@ -331,7 +332,7 @@ for i in "${chosen[@]}"; do
     [ "${model_errors[i]}" = yes ] && model_yes=$((model_yes + 1))
   fi
 done
-summary="$caught of $run mutants caught by check or check-lock within $limit s; of the other $((other + missed)), $other caught by other evidence only and $expected expected to be missed (a known gap, or a checker this tree lacks); harmless changes passed: $harmless_passed of $harmless; model mutants reported as model errors: $model_yes of $model."
+summary="$caught of $run mutants caught by a checker (check, check-lock or simulate) within $limit s; of the other $((other + missed)), $other caught by other evidence only and $expected expected to be missed (a known gap, or a checker this tree lacks); harmless changes passed: $harmless_passed of $harmless; model mutants reported as model errors: $model_yes of $model."
 
 # --- the reports ---
 mkdir -p "$out_dir"
@@ -365,7 +366,7 @@ bug_cell() {  # mutant index -> the bug, with its expectation
   echo "$summary"
   echo
   echo "The unmutated tree passes every command first (built in $baseline_build_seconds s): $baseline_text."
-  echo "A mutant is caught when \`check\` or \`check-lock\` exits 3 within $limit s; each evidence command's verdict and wall time follow, the build timed apart. The run took $total_seconds s for ${#chosen[@]} mutants on $(nproc) cores."
+  echo "A mutant is caught when a checker (\`check\`, \`check-lock\` or \`simulate\`) exits 3 within $limit s; each evidence command's verdict and wall time follow, the build timed apart. The run took $total_seconds s for ${#chosen[@]} mutants on $(nproc) cores."
   echo
   echo "| mutant | area | the bug | verdict | build s | evidence | what was reported |"
   echo "|---|---|---|---|---:|---|---|"

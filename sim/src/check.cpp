@@ -270,7 +270,8 @@ void explore_family(const Planner& planner, const CheckOptions& o, CheckResult& 
     ++part.scenarios;
     part.states += er.states;
     part.transitions += er.transitions;
-    if (er.verdict == Verdict::kSafetyViolation) ++part.violations;
+    // A broken lock invariant counts as a safety failure, as in the campaigns.
+    if (er.verdict == Verdict::kSafetyViolation || er.verdict == Verdict::kBrokenInvariant) ++part.violations;
     if (er.verdict == Verdict::kDeadlock) ++part.deadlocks;
     if (er.verdict == Verdict::kUnfairOvertake) ++part.overtakes;
     if (er.verdict == Verdict::kIncomplete) ++part.incomplete;

@@ -89,7 +89,7 @@ struct FamilyPartResult {
   std::uint64_t scenarios = 0;
   std::uint64_t states = 0;
   std::uint64_t transitions = 0;
-  std::uint64_t violations = 0;  // scenarios with a safety violation
+  std::uint64_t violations = 0;  // scenarios with a safety violation or a broken lock invariant
   std::uint64_t deadlocks = 0;   // scenarios with a deadlock
   std::uint64_t overtakes = 0;   // scenarios with an overtake beyond the scheme's fairness promise
   std::uint64_t incomplete = 0;  // over the state limit
