@@ -68,6 +68,14 @@ void check_table_size(const TreeSpec& tree, std::size_t schemes, std::uint64_t m
 }  // namespace
 
 std::string to_string(const ModelDisagreement& d) {
+  if (d.predicate == ModelPredicate::kCategory) {
+    const auto category = [](std::optional<int> c) {
+      return c ? fmt::format("are of category {}", *c) : std::string("are of no category");
+    };
+    return fmt::format("model error: model::categorize says {} and {} {}; the key-prefix formulation says they {}",
+                       d.first.to_string(), d.second.to_string(), category(d.primary_category),
+                       category(d.second_category));
+  }
   const auto says = [](bool c) { return c ? "conflict" : "do not conflict"; };
   return fmt::format("model error: model::conflicts says {} and {} {}; the key-prefix formulation says they {}",
                      d.first.to_string(), d.second.to_string(), says(d.primary_conflicts),
@@ -147,9 +155,18 @@ StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, cons
       const auto spec = model::conflict_witness(requests[i], requests[j]);
       const auto category = model::categorize(requests[i], requests[j]);
       const bool primary = primary_override ? primary_override(requests[i], requests[j]) : spec.has_value();
-      if (const bool second = model::key_prefix::conflicts(ranges[i], ranges[j]); second != primary) {
+      // Both formulations judge every pair; a pair counts once however many
+      // predicates it finds them disagreeing on.
+      const bool second = model::key_prefix::conflicts(ranges[i], ranges[j]);
+      const std::optional<int> primary_category =
+          category ? std::optional<int>(model::info(*category).number) : std::nullopt;
+      const std::optional<int> second_category = model::key_prefix::category_number(requests[i], requests[j]);
+      if (second != primary || second_category != primary_category) {
         if (out.model_disagreements++ == 0) {
-          out.first_model_disagreement = ModelDisagreement{ops[i], ops[j], primary, second};
+          out.first_model_disagreement =
+              ModelDisagreement{ops[i], ops[j],
+                                second != primary ? ModelPredicate::kConflicts : ModelPredicate::kCategory,
+                                primary, second, primary_category, second_category};
         }
       }
       const std::size_t slot = by_kind_slot(ops[i].kind, ops[j].kind);
@@ -201,7 +218,10 @@ StaticAnalysis analyze_static(std::span<const impl::Scheme* const> schemes, cons
   for (auto& t : out.schemes) {
     for (std::size_t c = 0; c < model::kCategoryCount; ++c) {
       auto& cat = t.categories[c];
-      if (cat.pairs == 0) {
+      // A model that disagrees with itself may leave a category empty: that
+      // is reported as the model error it is (model_error_of), not as a tree
+      // too small.
+      if (cat.pairs == 0 && out.model_disagreements == 0) {
         throw model::InputError(
             model::InputProblem::kBadParameter,
             fmt::format("a tree of depth {} and fanout {} has no pair of category {} ({}); "

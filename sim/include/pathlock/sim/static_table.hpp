@@ -87,14 +87,19 @@ struct SchemeTable {
   bool exact() const noexcept { return unsafe_pairs == 0 && over_blocked_pairs == 0; }
 };
 
-// A pair on which the model's two formulations disagree: model::conflicts
-// and model::key_prefix::conflicts (the bug is then in the model, not in a
-// scheme).
+// A pair on which the model's two formulations disagree (the bug is then in
+// the model, not in a scheme): on whether they conflict (model::conflicts
+// against model::key_prefix::conflicts), or on their category
+// (model::categorize against model::key_prefix::category_number).
+enum class ModelPredicate : std::uint8_t { kConflicts, kCategory };
 struct ModelDisagreement {
   model::Operation first;
   model::Operation second;
+  ModelPredicate predicate = ModelPredicate::kConflicts;
   bool primary_conflicts = false;  // model::conflicts
   bool second_conflicts = false;   // model::key_prefix::conflicts
+  std::optional<int> primary_category;  // kCategory: the categories' numbers, if any
+  std::optional<int> second_category;
 };
 std::string to_string(const ModelDisagreement& d);
 
