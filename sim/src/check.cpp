@@ -284,8 +284,8 @@ void explore_family(const Planner& planner, const CheckOptions& o, CheckResult& 
     part.status = family_status(part);
     if (part.status == EvidenceStatus::kFail) {
       r.findings.push_back(fmt::format(
-          "family {}: {} of {} scenarios violate safety or break a lock invariant, {} deadlock, {} overtake beyond the fairness promise; "
-          "first: {}",
+          "family {}: {} of {} scenarios violate safety or break a lock invariant, {} deadlock, {} overtake beyond "
+          "the fairness promise; first: {}",
           to_string(part.part), part.violations, part.scenarios, part.deadlocks, part.overtakes,
           part.first_failure->name));
     }
