@@ -33,31 +33,13 @@
 #include <thread>
 
 #include "pathlock/path_lock.hpp"
+#include "counting_allocator.hpp"
 #include "summary_reporter.hpp"
 
 namespace {
 
-std::atomic<std::uint64_t> g_allocations{0};
-
-}  // namespace
-
-// Counting replacements of the global allocation functions. GCC 12 flags
-// free() on memory from the replaced operator new as a mismatch; here both
-// sides are ours and use malloc/free, so the warning does not apply.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-
-namespace {
-
 using pathlock::PathLock;
+using pathlock::bench::g_allocations;
 using pathlock::impl::Scheme;
 using pathlock::model::Path;
 using pathlock::model::Request;

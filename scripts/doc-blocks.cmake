@@ -28,6 +28,7 @@ set(block_table
   "explore_bench|README.md|reports/bench/explore.md|bash scripts/bench.sh"
   "sim_bench|README.md|reports/bench/sim.md|bash scripts/bench.sh"
   "plan_bench|README.md|reports/bench/plan.md|bash scripts/bench.sh"
+  "scaling_bench|README.md|reports/bench/scaling.md|bash scripts/bench.sh"
   "counterexamples|proofs/flaws.md|check.json|bash scripts/regen-reports.sh"
   "mutation|README.md|reports/generated/mutation/mutation.md|bash scripts/mutate.sh"
 )

@@ -7,7 +7,7 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config
   clang-14 libclang-rt-14-dev          # sanitizer and libFuzzer builds, -Wthread-safety
   libgtest-dev libgmock-dev librapidcheck-dev
-  libbenchmark-dev
+  libbenchmark-dev libabsl-dev          # abseil: the scaling benchmark's strongest peer
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libboost-graph-dev                   # Graphviz output of wait-for cycles
   gnuplot-nox                          # the simulation report's plots

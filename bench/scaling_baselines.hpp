@@ -1,0 +1,170 @@
+#pragma once
+// The peers PathLock is measured against in the scaling benchmark, each
+// with acquire(op) / release(op). They are what people use instead of a
+// hierarchical lock; none of them gives PathLock's guarantees (the one-lock
+// baselines serialise everything; the per-path tables lock a read's
+// ancestors shared, so a read of a folder does not exclude a write below it,
+// and they never evict an entry). They bound what the lock's speed should be.
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/synchronization/mutex.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "scaling_workloads.hpp"
+
+namespace pathlock::bench {
+
+// Every request on one std::mutex.
+class OneMutex {
+ public:
+  void acquire(const Operation&) { mu_.lock(); }
+  void release(const Operation&) { mu_.unlock(); }
+
+ private:
+  std::mutex mu_;
+};
+
+// One std::shared_mutex: reads shared, writes exclusive.
+class OneSharedMutex {
+ public:
+  void acquire(const Operation& op) {
+    if (op.access == Access::kRead) mu_.lock_shared(); else mu_.lock();
+  }
+  void release(const Operation& op) {
+    if (op.access == Access::kRead) mu_.unlock_shared(); else mu_.unlock();
+  }
+
+ private:
+  std::shared_mutex mu_;
+};
+
+// The naive per-path table: a map of shared_mutex under one global mutex,
+// each prefix found under it; ancestors shared, the target shared or
+// exclusive.
+class NaiveMapOfSharedMutex {
+ public:
+  void acquire(const Operation& op) {
+    for (std::size_t i = 0; i < op.prefixes.size(); ++i) {
+      std::shared_mutex* m = find(op.prefixes[i]);
+      if (exclusive(op, i)) m->lock(); else m->lock_shared();
+    }
+  }
+  void release(const Operation& op) {
+    for (std::size_t i = op.prefixes.size(); i > 0; --i) {
+      std::shared_mutex* m = find(op.prefixes[i - 1]);
+      if (exclusive(op, i - 1)) m->unlock(); else m->unlock_shared();
+    }
+  }
+
+ private:
+  static bool exclusive(const Operation& op, std::size_t i) {
+    return op.access == Access::kWrite && i + 1 == op.prefixes.size();
+  }
+  std::shared_mutex* find(const std::string& key) {
+    std::lock_guard<std::mutex> hold(mu_);
+    return &table_[key];
+  }
+  std::mutex mu_;
+  std::map<std::string, std::shared_mutex> table_;
+};
+
+// A striped table of std::shared_mutex (64 stripes, by the prefix's hash):
+// the stripes an operation needs, deduplicated (exclusive wins), locked in
+// stripe order. Coarse (two paths that share a stripe exclude each other)
+// but with no global lock and no lookup.
+class StripedSharedMutex {
+ public:
+  static constexpr std::size_t kStripes = 64;
+  // What one operation locks; prepared before timing.
+  struct Plan {
+    std::vector<std::pair<std::size_t, Access>> stripes;  // ascending stripe
+  };
+  static Plan plan(const Operation& op) {
+    std::map<std::size_t, Access> by_stripe;
+    for (std::size_t i = 0; i < op.prefixes.size(); ++i) {
+      const std::size_t s = std::hash<std::string>{}(op.prefixes[i]) % kStripes;
+      const bool write = op.access == Access::kWrite && i + 1 == op.prefixes.size();
+      auto [it, inserted] = by_stripe.emplace(s, write ? Access::kWrite : Access::kRead);
+      if (!inserted && write) it->second = Access::kWrite;
+    }
+    return Plan{{by_stripe.begin(), by_stripe.end()}};
+  }
+  void acquire(const Plan& p) {
+    for (const auto& [s, access] : p.stripes) {
+      if (access == Access::kWrite) stripes_[s].mu.lock(); else stripes_[s].mu.lock_shared();
+    }
+  }
+  void release(const Plan& p) {
+    for (auto it = p.stripes.rbegin(); it != p.stripes.rend(); ++it) {
+      if (it->second == Access::kWrite) stripes_[it->first].mu.unlock(); else stripes_[it->first].mu.unlock_shared();
+    }
+  }
+
+ private:
+  struct alignas(64) Stripe {
+    std::shared_mutex mu;
+  };
+  std::array<Stripe, kStripes> stripes_;
+};
+
+// A sharded per-path table on abseil: 64 shards, each an absl::Mutex over an
+// absl::flat_hash_map from path to its own absl::Mutex (reader locks for
+// ancestors and reads, a writer lock for a written target). Lookups take the
+// shard's reader lock; a missing path is inserted under its writer lock.
+// abseil's deadlock detection is switched off, as a production user does
+// (see the constructor).
+class AbslPathTable {
+ public:
+  static constexpr std::size_t kShards = 64;
+  AbslPathTable() { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); }
+
+  void acquire(const Operation& op) {
+    for (std::size_t i = 0; i < op.prefixes.size(); ++i) {
+      absl::Mutex* m = find(op.prefixes[i]);
+      if (exclusive(op, i)) m->WriterLock(); else m->ReaderLock();
+    }
+  }
+  void release(const Operation& op) {
+    for (std::size_t i = op.prefixes.size(); i > 0; --i) {
+      absl::Mutex* m = find(op.prefixes[i - 1]);
+      if (exclusive(op, i - 1)) m->WriterUnlock(); else m->ReaderUnlock();
+    }
+  }
+
+ private:
+  static bool exclusive(const Operation& op, std::size_t i) {
+    return op.access == Access::kWrite && i + 1 == op.prefixes.size();
+  }
+  absl::Mutex* find(const std::string& key) {
+    const std::size_t h = absl::HashOf(key);
+    Shard& s = shards_[h % kShards];
+    {
+      absl::ReaderMutexLock read(&s.mu);
+      auto it = s.paths.find(key);
+      if (it != s.paths.end()) return it->second.get();
+    }
+    absl::MutexLock write(&s.mu);
+    auto& slot = s.paths[key];
+    if (!slot) slot = std::make_unique<absl::Mutex>();
+    return slot.get();
+  }
+  struct alignas(64) Shard {
+    absl::Mutex mu;
+    absl::flat_hash_map<std::string, std::unique_ptr<absl::Mutex>> paths;
+  };
+  std::array<Shard, kShards> shards_;
+};
+
+}  // namespace pathlock::bench

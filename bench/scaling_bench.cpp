@@ -1,0 +1,211 @@
+// Scaling: million acquisitions per second at 1, 2, 4, ... threads (up to
+// the machine's hardware threads), for every workload of
+// scaling_workloads.hpp, every built-in scheme's PathLock and the peers of
+// scaling_baselines.hpp, all in one run. The summary gives, per workload,
+// the scaling ratio (T threads / 1 thread) and the ratio to the best
+// baseline, and judges the targets on the recommended scheme:
+//   scaling       non-conflicting workloads at T threads >= 0.6 x T x 1 thread (T <= cores)
+//   no collapse   the conflicting workload keeps >= 70% of its 1-thread rate at 2 threads,
+//                 >= 50% at 16
+//   ahead         every workload at the top thread count >= 4x the best baseline
+//   uncontended   a depth-4 write acquire+release <= 4x a std::mutex lock+unlock, no allocation
+//   memory        bytes per idle lock entry (the bound: active + shards x max idle)
+//
+//   scaling_bench [--seed=N] [--summary=FILE] [Google Benchmark flags]
+//
+// --seed draws the mixed workload's operations (default 1; printed in the
+// summary, which replays from it).
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pathlock/path_lock.hpp"
+#include "counting_allocator.hpp"
+#include "scaling_baselines.hpp"
+#include "scaling_summary.hpp"
+#include "summary_reporter.hpp"
+
+namespace {
+
+using pathlock::PathLock;
+using pathlock::bench::g_allocations;
+using pathlock::bench::g_live_bytes;
+using pathlock::bench::Operation;
+using pathlock::bench::Workload;
+
+std::uint64_t g_seed = 1;
+
+// Runs `body` on the thread's cycle of prepared items, counting allocations
+// when single-threaded.
+template <typename Item, typename Body>
+void cycle(benchmark::State& state, const std::vector<Item>& items, Body body) {
+  // Sampled inside the loop, so that the framework's own allocations when
+  // the loop starts and stops are not counted.
+  std::uint64_t allocations_before = 0;
+  std::uint64_t allocations_after = 0;
+  std::size_t i = 0;
+  bool first = true;
+  for (auto _ : state) {
+    if (first) {
+      allocations_before = g_allocations.load(std::memory_order_relaxed);
+      first = false;
+    }
+    body(items[i]);
+    if (++i == items.size()) i = 0;
+    allocations_after = g_allocations.load(std::memory_order_relaxed);
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (state.threads() == 1) {
+    state.counters["allocs"] = static_cast<double>(allocations_after - allocations_before) /
+                               static_cast<double>(std::max<benchmark::IterationCount>(1, state.iterations()));
+  }
+}
+
+// A baseline with acquire(op)/release(op).
+template <typename Lock>
+void baseline_case(benchmark::State& state, Lock& lock, Workload w) {
+  const auto ops = pathlock::bench::operations_for(w, state.thread_index(), g_seed);
+  cycle(state, ops, [&](const Operation& op) {
+    lock.acquire(op);
+    benchmark::ClobberMemory();
+    lock.release(op);
+  });
+}
+
+void striped_case(benchmark::State& state, pathlock::bench::StripedSharedMutex& lock, Workload w) {
+  using Striped = pathlock::bench::StripedSharedMutex;
+  std::vector<Striped::Plan> plans;
+  for (const auto& op : pathlock::bench::operations_for(w, state.thread_index(), g_seed)) {
+    plans.push_back(Striped::plan(op));
+  }
+  cycle(state, plans, [&](const Striped::Plan& p) {
+    lock.acquire(p);
+    benchmark::ClobberMemory();
+    lock.release(p);
+  });
+}
+
+void path_lock_case(benchmark::State& state, PathLock& lock, Workload w) {
+  const auto ops = pathlock::bench::operations_for(w, state.thread_index(), g_seed);
+  for (const auto& op : ops) {
+    auto warm = lock.acquire(op.request);  // the steady state: entries exist
+  }
+  cycle(state, ops, [&](const Operation& op) {
+    auto guard = lock.acquire(op.request);
+    benchmark::DoNotOptimize(guard.lock_count());
+  });
+}
+
+// Live heap bytes per idle entry: a lock that keeps every entry, after
+// writing 4,096 distinct paths /m<i> (4,097 entries with the root).
+void memory_case(benchmark::State& state, const pathlock::impl::Scheme& scheme) {
+  constexpr int kPaths = 4096;
+  std::vector<pathlock::model::Request> requests;
+  for (int i = 0; i < kPaths; ++i) {
+    requests.push_back(pathlock::bench::make_operation("m" + std::to_string(i), pathlock::bench::Access::kWrite).request);
+  }
+  double per_entry = 0;
+  for (auto _ : state) {
+    PathLock lock(scheme, {.shards = 64, .max_idle_locks_per_shard = 1024});
+    { auto warm = lock.acquire(requests[0]); }  // the thread's plan buffer, the root's entry
+    const std::int64_t before = g_live_bytes.load();
+    const std::size_t entries_before = lock.idle_locks();
+    for (const auto& r : requests) {
+      auto g = lock.acquire(r);
+    }
+    const auto entries = static_cast<double>(lock.idle_locks() - entries_before);
+    per_entry = static_cast<double>(g_live_bytes.load() - before) / entries;
+  }
+  state.counters["bytes_per_idle_entry"] = per_entry;
+}
+
+// Every thread count: 1, 2, 4, ... up to the hardware's threads, and that.
+std::vector<int> thread_counts() {
+  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<int> out;
+  for (int t = 1; t < hw; t *= 2) out.push_back(t);
+  out.push_back(hw);
+  return out;
+}
+
+template <typename F>
+void register_case(const std::string& name, F body) {
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), body);
+  for (int t : thread_counts()) b->Threads(t);
+  b->UseRealTime();
+}
+
+void register_all() {
+  using namespace pathlock::bench;
+  // The locks live for the whole run: each is shared by the threads of a case.
+  static OneMutex one_mutex;
+  static OneSharedMutex one_shared_mutex;
+  static std::vector<std::unique_ptr<NaiveMapOfSharedMutex>> naive;
+  static std::vector<std::unique_ptr<StripedSharedMutex>> striped;
+  static std::vector<std::unique_ptr<AbslPathTable>> absl_tables;
+  static std::vector<std::unique_ptr<PathLock>> path_locks;
+  for (Workload w : kAllWorkloads) {
+    const std::string wn(to_string(w));
+    register_case(std::string(kBaselineNames[0].key) + "/" + wn,
+                  [w](benchmark::State& st) { baseline_case(st, one_mutex, w); });
+    register_case(std::string(kBaselineNames[1].key) + "/" + wn,
+                  [w](benchmark::State& st) { baseline_case(st, one_shared_mutex, w); });
+    auto* n = naive.emplace_back(std::make_unique<NaiveMapOfSharedMutex>()).get();
+    register_case(std::string(kBaselineNames[2].key) + "/" + wn,
+                  [w, n](benchmark::State& st) { baseline_case(st, *n, w); });
+    auto* s = striped.emplace_back(std::make_unique<StripedSharedMutex>()).get();
+    register_case(std::string(kBaselineNames[3].key) + "/" + wn,
+                  [w, s](benchmark::State& st) { striped_case(st, *s, w); });
+    auto* a = absl_tables.emplace_back(std::make_unique<AbslPathTable>()).get();
+    register_case(std::string(kBaselineNames[4].key) + "/" + wn,
+                  [w, a](benchmark::State& st) { baseline_case(st, *a, w); });
+    for (const auto* scheme : pathlock::impl::builtin_schemes()) {
+      auto* l = path_locks.emplace_back(std::make_unique<PathLock>(*scheme)).get();
+      register_case("PathLock/" + scheme->name() + "/" + wn,
+                    [w, l](benchmark::State& st) { path_lock_case(st, *l, w); });
+    }
+  }
+  const auto& recommended = pathlock::impl::path_rwa_joined_scheme();
+  benchmark::RegisterBenchmark(("Memory/idle-entry/" + recommended.name()).c_str(),
+                               [&recommended](benchmark::State& st) { memory_case(st, recommended); })
+      ->Iterations(1);
+}
+
+// Takes --seed=N out of argv; exits 2 on a malformed one.
+void take_seed_flag(int& argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (!arg.starts_with("--seed=")) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    const std::string_view value = arg.substr(7);
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), g_seed);
+    if (ec != std::errc() || end != value.data() + value.size() || value.empty()) {
+      std::fprintf(stderr, "error: --seed takes an unsigned 64-bit integer, got '%.*s'\n",
+                   static_cast<int>(value.size()), value.data());
+      std::exit(2);
+    }
+  }
+  argc = kept;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  take_seed_flag(argc, argv);
+  return pathlock::bench::run_with_summary(argc, argv, register_all, [](const auto& figures, int cpus) {
+    return pathlock::bench::scaling_summary(figures, cpus, thread_counts(), g_seed);
+  });
+}

@@ -1,0 +1,141 @@
+#pragma once
+// The scaling benchmark's summary, computed from one run's figures: a table
+// per workload (million acquisitions per second at each thread count, the
+// scaling ratio, the ratio to the best per-path peer) and the targets,
+// judged on the recommended scheme.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pathlock/impl/scheme.hpp"
+#include "scaling_workloads.hpp"
+#include "summary_reporter.hpp"
+
+namespace pathlock::bench {
+
+struct BaselineName {
+  std::string_view key;    // the run name's first part
+  std::string_view label;  // in the summary
+  bool per_path;           // a per-path table (a peer), not one lock for everything
+};
+inline constexpr std::array<BaselineName, 5> kBaselineNames{{
+    {"Baseline/std-mutex", "std::mutex (one lock for every request)", false},
+    {"Baseline/std-shared-mutex", "std::shared_mutex (one lock; reads shared)", false},
+    {"Baseline/naive-map", "map of shared_mutex under one global mutex", true},
+    {"Baseline/striped-64", "64-stripe table of std::shared_mutex", true},
+    {"Baseline/absl-table", "abseil: 64 shards of flat_hash_map of absl::Mutex", true},
+}};
+
+inline std::string scaling_summary(const FigureTable& figures, int cpus, const std::vector<int>& threads,
+                                   std::uint64_t seed) {
+  const auto rate = [&](const std::string& key, Workload w, int t) {
+    auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
+    return it == figures.end() ? 0.0 : it->second.counter("items_per_second", 0);
+  };
+  const auto figure = [&](const std::string& key, Workload w, int t) -> const Figures* {
+    auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
+    return it == figures.end() ? nullptr : &it->second;
+  };
+  const auto mops = [](double r) { return r > 0 ? fixed(r / 1e6, 2) : std::string("-"); };
+  const auto ratio = [](double a, double b) { return a > 0 && b > 0 ? fixed(a / b, 2) + "x" : std::string("-"); };
+  const int top = threads.back();
+  const std::string recommended = "PathLock/" + impl::path_rwa_joined_scheme().name();
+  const auto best_peer = [&](Workload w, int t) {
+    double best = 0;
+    std::string label = "-";
+    for (const auto& b : kBaselineNames) {
+      const double r = rate(std::string(b.key), w, t);
+      if (b.per_path && r > best) {
+        best = r;
+        label = std::string(b.label);
+      }
+    }
+    return std::pair{best, label};
+  };
+
+  std::string out;
+  const auto line = [&out](const std::string& s) { out += s + "\n"; };
+  line("");
+  line("### Scaling (this run: " + std::to_string(cpus) + " CPUs, threads 1 to " + std::to_string(top) +
+       ", seed " + std::to_string(seed) + ")");
+  line("");
+  line("Million acquisitions per second, summed over threads. scaling = " + std::to_string(top) +
+       " threads / 1 thread; vs peer = PathLock / the best per-path peer at " + std::to_string(top) + " threads.");
+  for (Workload w : kAllWorkloads) {
+    line("");
+    line("**" + std::string(to_string(w)) + "**: " + std::string(describe(w)) + ".");
+    line("");
+    std::string header = "| lock |";
+    std::string rule = "|---|";
+    for (int t : threads) {
+      header += " " + std::to_string(t) + "T |";
+      rule += "---:|";
+    }
+    line(header + " scaling | vs peer |");
+    line(rule + "---:|---:|");
+    const double peer = best_peer(w, top).first;
+    const auto row = [&](const std::string& key, const std::string& label, bool compare) {
+      std::string s = "| " + label + " |";
+      for (int t : threads) s += " " + mops(rate(key, w, t)) + " |";
+      s += " " + ratio(rate(key, w, top), rate(key, w, 1)) + " | " +
+           (compare ? ratio(rate(key, w, top), peer) : std::string("")) + " |";
+      line(s);
+    };
+    for (const auto& b : kBaselineNames) row(std::string(b.key), std::string(b.label), false);
+    for (const auto* scheme : impl::builtin_schemes()) {
+      row("PathLock/" + scheme->name(), "PathLock " + scheme->name(), true);
+    }
+  }
+
+  line("");
+  line("Targets, judged on PathLock " + impl::path_rwa_joined_scheme().name() + " (T = " + std::to_string(top) +
+       " threads, " + std::to_string(cpus) + " CPUs):");
+  const auto verdict = [](bool met) { return met ? std::string("met") : std::string("NOT met"); };
+  const int judged = std::min(top, std::max(1, cpus));
+  for (Workload w : kAllWorkloads) {
+    const double one = rate(recommended, w, 1);
+    const double at = rate(recommended, w, judged);
+    if (one <= 0 || at <= 0) continue;
+    if (contention_of(w) == Contention::kAllConflict) {
+      const double floor = judged >= 16 ? 0.5 : 0.7;
+      line("- no collapse, " + std::string(to_string(w)) + ": " + std::to_string(judged) + " threads keep " +
+           fixed(100 * at / one, 0) + "% of 1 thread (target >= " + fixed(100 * floor, 0) + "%): " +
+           verdict(at / one >= floor));
+    } else {
+      // 0.6 x T in general; the 2-core machine is held to 1.6x.
+      const double target = judged == 2 ? 1.6 : 0.6 * judged;
+      line("- scaling, " + std::string(to_string(w)) + ": " + fixed(at / one, 2) + "x at " +
+           std::to_string(judged) + " threads (target >= " + fixed(target, 1) + "x): " +
+           verdict(judged == 1 || at / one >= target));
+    }
+  }
+  for (Workload w : kAllWorkloads) {
+    const auto [peer, label] = best_peer(w, top);
+    const double mine = rate(recommended, w, top);
+    if (peer <= 0 || mine <= 0) continue;
+    line("- ahead of the peers, " + std::string(to_string(w)) + ": " + fixed(mine / peer, 2) + "x " + label +
+         " at " + std::to_string(top) + " threads (target >= 4x): " + verdict(mine / peer >= 4));
+  }
+  const Figures* write = figure(recommended, Workload::kDisjoint, 1);
+  const Figures* mutex = figure(std::string(kBaselineNames[0].key), Workload::kDisjoint, 1);
+  if (write != nullptr && mutex != nullptr && mutex->ns > 0) {
+    line("- uncontended depth-4 write acquire+release: " + fixed(write->ns, 1) + " ns, " +
+         fixed(write->ns / mutex->ns, 2) + "x a std::mutex lock+unlock (" + fixed(mutex->ns, 1) +
+         " ns; target <= 4x): " + verdict(write->ns <= 4 * mutex->ns));
+    const double allocs = write->counter("allocs");
+    line("- allocations per uncontended acquire: " + fixed(allocs, 4) + " (target 0): " + verdict(allocs == 0));
+  }
+  auto mem = figures.find("Memory/idle-entry/" + impl::path_rwa_joined_scheme().name() + "/iterations:1");
+  if (mem != figures.end()) {
+    line("- memory: " + fixed(mem->second.counter("bytes_per_idle_entry"), 0) +
+         " live heap bytes per idle entry (4,096 one-component paths); entries <= active locks + shards x "
+         "max idle (64 x 64 by default)");
+  }
+  return out;
+}
+
+}  // namespace pathlock::bench
