@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pathlock/version.hpp"
 #include "commands.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/static_table.hpp"

@@ -1,0 +1,37 @@
+# cmake --install: the lock's libraries and headers, the pathlock program, a
+# CMake package (find_package(pathlock CONFIG) -> pathlock::pathlock) and a
+# pkg-config file (pathlock.pc).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# pathlock::pathlock: the lock with the model types it takes.
+add_library(pathlock_library INTERFACE)
+set_target_properties(pathlock_library PROPERTIES EXPORT_NAME pathlock)
+target_link_libraries(pathlock_library INTERFACE pathlock_impl pathlock_model)
+set_target_properties(pathlock_model PROPERTIES EXPORT_NAME model)
+set_target_properties(pathlock_impl PROPERTIES EXPORT_NAME impl)
+set_target_properties(pathlock_warnings PROPERTIES EXPORT_NAME warnings)
+
+install(TARGETS pathlock_library pathlock_model pathlock_impl pathlock_warnings EXPORT pathlockTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/model/include/ ${PROJECT_SOURCE_DIR}/impl/include/
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_BINARY_DIR}/generated/pathlock/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pathlock)
+install(TARGETS pathlock RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/pathlock)
+install(EXPORT pathlockTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/pathlockConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/pathlockConfig.cmake INSTALL_DESTINATION ${config_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/pathlockConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/pathlockConfig.cmake ${PROJECT_BINARY_DIR}/pathlockConfigVersion.cmake
+        DESTINATION ${config_dir})
+
+# The .pc finds its prefix relative to where it lies, so that
+# `cmake --install --prefix` anywhere gives a working file.
+file(RELATIVE_PATH pathlock_pc_to_prefix /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/pathlock.pc.in ${PROJECT_BINARY_DIR}/pathlock.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/pathlock.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,46 @@
+# CTest package_consumer: installs this build into a scratch prefix, then
+# builds tests/consumer/ against it twice (find_package, and pkg-config with
+# the compiler alone) and runs both programs.
+#   cmake -DBUILD_DIR=<build> -DSOURCE_DIR=<root> -DSCRATCH=<dir> -DCXX=<compiler> -P tests/package_consumer.cmake
+foreach(v BUILD_DIR SOURCE_DIR SCRATCH CXX)
+  if(NOT ${v})
+    message(FATAL_ERROR "package_consumer: pass -D${v}=...")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${SCRATCH})
+set(prefix ${SCRATCH}/prefix)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "package_consumer: '${ARGN}' failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+foreach(f include/pathlock/path_lock.hpp include/pathlock/version.hpp lib/cmake/pathlock/pathlockConfig.cmake
+          lib/pkgconfig/pathlock.pc bin/pathlock)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "package_consumer: cmake --install did not install ${f}")
+  endif()
+endforeach()
+
+# 1. CMake: find_package(pathlock CONFIG).
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${SCRATCH}/build -G Ninja
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${SCRATCH}/build)
+run(${SCRATCH}/build/consumer)
+message(STATUS "find_package consumer: ${last_output}")
+
+# 2. pkg-config, with the compiler alone.
+set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
+run(pkg-config --cflags --libs pathlock)
+string(STRIP "${last_output}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(${CXX} -O1 ${SOURCE_DIR}/tests/consumer/main.cpp -o ${SCRATCH}/consumer_pc ${flags})
+run(${SCRATCH}/consumer_pc)
+message(STATUS "pkg-config consumer: ${last_output}")
+
+# 3. The installed program says the same version as the header.
+run(${prefix}/bin/pathlock --version)
