@@ -69,16 +69,16 @@ struct CountingPlatform {
     std::atomic<T> v_{};
   };
 
-  class CAPABILITY("mutex") SpinLock {
+  class PATHLOCK_CAPABILITY("mutex") SpinLock {
    public:
     // The analysis checks the lock's use of this capability, not the
     // wrapper's own body.
-    void lock() ACQUIRE() NO_THREAD_SAFETY_ANALYSIS {
+    void lock() PATHLOCK_ACQUIRE() PATHLOCK_NO_THREAD_SAFETY_ANALYSIS {
       g_uses.spin_locks.fetch_add(1, std::memory_order_relaxed);
       mu_.lock();
     }
-    void unlock() RELEASE() NO_THREAD_SAFETY_ANALYSIS { mu_.unlock(); }
-    void assert_held() const ASSERT_CAPABILITY(this) {}
+    void unlock() PATHLOCK_RELEASE() PATHLOCK_NO_THREAD_SAFETY_ANALYSIS { mu_.unlock(); }
+    void assert_held() const PATHLOCK_ASSERT_CAPABILITY(this) {}
 
    private:
     impl::SpinLock mu_;

@@ -1,6 +1,7 @@
 #pragma once
 // Mutexes that clang's -Wthread-safety can reason about (libstdc++'s are not
-// annotated), with leveldb-style GUARDED_BY / REQUIRES macros.
+// annotated), with leveldb-style PATHLOCK_GUARDED_BY / PATHLOCK_REQUIRES macros (prefixed, so
+// they never clash with abseil's or leveldb's own).
 //
 //   Mutex     a std::mutex: sleeps when contended.
 //   SpinLock  test-and-test-and-set, for critical sections of a few hundred
@@ -20,23 +21,23 @@
 #define PATHLOCK_TSA(x)
 #endif
 
-#define CAPABILITY(x) PATHLOCK_TSA(capability(x))
-#define SCOPED_CAPABILITY PATHLOCK_TSA(scoped_lockable)
-#define GUARDED_BY(x) PATHLOCK_TSA(guarded_by(x))
-#define PT_GUARDED_BY(x) PATHLOCK_TSA(pt_guarded_by(x))
-#define REQUIRES(...) PATHLOCK_TSA(requires_capability(__VA_ARGS__))
-#define ACQUIRE(...) PATHLOCK_TSA(acquire_capability(__VA_ARGS__))
-#define RELEASE(...) PATHLOCK_TSA(release_capability(__VA_ARGS__))
-#define EXCLUDES(...) PATHLOCK_TSA(locks_excluded(__VA_ARGS__))
-#define NO_THREAD_SAFETY_ANALYSIS PATHLOCK_TSA(no_thread_safety_analysis)
-#define ASSERT_CAPABILITY(x) PATHLOCK_TSA(assert_capability(x))
+#define PATHLOCK_CAPABILITY(x) PATHLOCK_TSA(capability(x))
+#define PATHLOCK_SCOPED_CAPABILITY PATHLOCK_TSA(scoped_lockable)
+#define PATHLOCK_GUARDED_BY(x) PATHLOCK_TSA(guarded_by(x))
+#define PATHLOCK_PT_GUARDED_BY(x) PATHLOCK_TSA(pt_guarded_by(x))
+#define PATHLOCK_REQUIRES(...) PATHLOCK_TSA(requires_capability(__VA_ARGS__))
+#define PATHLOCK_ACQUIRE(...) PATHLOCK_TSA(acquire_capability(__VA_ARGS__))
+#define PATHLOCK_RELEASE(...) PATHLOCK_TSA(release_capability(__VA_ARGS__))
+#define PATHLOCK_EXCLUDES(...) PATHLOCK_TSA(locks_excluded(__VA_ARGS__))
+#define PATHLOCK_NO_THREAD_SAFETY_ANALYSIS PATHLOCK_TSA(no_thread_safety_analysis)
+#define PATHLOCK_ASSERT_CAPABILITY(x) PATHLOCK_TSA(assert_capability(x))
 
 namespace pathlock::impl {
 
-class CAPABILITY("mutex") Mutex {
+class PATHLOCK_CAPABILITY("mutex") Mutex {
  public:
-  void lock() ACQUIRE() { mu_.lock(); }
-  void unlock() RELEASE() { mu_.unlock(); }
+  void lock() PATHLOCK_ACQUIRE() { mu_.lock(); }
+  void unlock() PATHLOCK_RELEASE() { mu_.unlock(); }
   std::mutex& native() { return mu_; }
 
  private:
@@ -50,9 +51,9 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
-class CAPABILITY("mutex") SpinLock {
+class PATHLOCK_CAPABILITY("mutex") SpinLock {
  public:
-  void lock() ACQUIRE() {
+  void lock() PATHLOCK_ACQUIRE() {
     while (locked_.exchange(true, std::memory_order_acquire)) {
       for (unsigned spins = 0; locked_.load(std::memory_order_relaxed); ++spins) {
         if (spins < kSpinsBeforeYield) {
@@ -63,11 +64,11 @@ class CAPABILITY("mutex") SpinLock {
       }
     }
   }
-  void unlock() RELEASE() { locked_.store(false, std::memory_order_release); }
+  void unlock() PATHLOCK_RELEASE() { locked_.store(false, std::memory_order_release); }
   // Tells the analysis that the caller holds the lock where it cannot follow
   // (the lock reached through a pointer); checks, in debug builds, that
   // somebody does.
-  void assert_held() const ASSERT_CAPABILITY(this) { assert(locked_.load(std::memory_order_relaxed)); }
+  void assert_held() const PATHLOCK_ASSERT_CAPABILITY(this) { assert(locked_.load(std::memory_order_relaxed)); }
 
  private:
   static constexpr unsigned kSpinsBeforeYield = 128;
@@ -76,10 +77,10 @@ class CAPABILITY("mutex") SpinLock {
 
 // RAII holder for Mutex or SpinLock.
 template <typename M>
-class SCOPED_CAPABILITY Locked {
+class PATHLOCK_SCOPED_CAPABILITY Locked {
  public:
-  explicit Locked(M& mu) ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
-  ~Locked() RELEASE() { mu_.unlock(); }
+  explicit Locked(M& mu) PATHLOCK_ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
+  ~Locked() PATHLOCK_RELEASE() { mu_.unlock(); }
   Locked(const Locked&) = delete;
   Locked& operator=(const Locked&) = delete;
 

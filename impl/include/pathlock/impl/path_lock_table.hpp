@@ -49,14 +49,14 @@ template <typename P>
 struct alignas(64) BasicPathLock<P>::Shard {
   typename P::SpinLock mu;
   // protected by mu:
-  std::vector<Node*> buckets GUARDED_BY(mu);  // a power of two
-  std::size_t entries GUARDED_BY(mu) = 0;     // nodes linked from buckets
-  std::size_t idle_count GUARDED_BY(mu) = 0;  // of which idle (in the idle list)
-  Node* idle_head GUARDED_BY(mu) = nullptr;   // least recently idle
-  Node* idle_tail GUARDED_BY(mu) = nullptr;
+  std::vector<Node*> buckets PATHLOCK_GUARDED_BY(mu);  // a power of two
+  std::size_t entries PATHLOCK_GUARDED_BY(mu) = 0;     // nodes linked from buckets
+  std::size_t idle_count PATHLOCK_GUARDED_BY(mu) = 0;  // of which idle (in the idle list)
+  Node* idle_head PATHLOCK_GUARDED_BY(mu) = nullptr;   // least recently idle
+  Node* idle_tail PATHLOCK_GUARDED_BY(mu) = nullptr;
 
   // The entry for `key`, or nullptr.
-  Node* find(std::string_view key, std::uint64_t hash) REQUIRES(mu) {
+  Node* find(std::string_view key, std::uint64_t hash) PATHLOCK_REQUIRES(mu) {
     for (Node* n = buckets[hash & (buckets.size() - 1)]; n != nullptr; n = n->next) {
       if (n->hash == hash && n->key == key) return n;
     }
@@ -66,7 +66,7 @@ struct alignas(64) BasicPathLock<P>::Shard {
   // The entry for `key`, created if missing, and not in the idle list.
   // `max_idle` bounds the idle entries: a new entry reuses the least recently
   // idle node once the bound is reached.
-  Node* find_or_create(std::string_view key, std::uint64_t hash, std::size_t max_idle) REQUIRES(mu) {
+  Node* find_or_create(std::string_view key, std::uint64_t hash, std::size_t max_idle) PATHLOCK_REQUIRES(mu) {
     if (Node* found = find(key, hash)) {
       if (found->idle) unlist_idle(found);
       return found;
@@ -98,7 +98,7 @@ struct alignas(64) BasicPathLock<P>::Shard {
 
   // Called when `node`'s queue has become idle: lists it as the most recently
   // idle, then deletes the least recently idle nodes beyond `max_idle`.
-  void became_idle(Node* node, std::size_t max_idle) REQUIRES(mu) {
+  void became_idle(Node* node, std::size_t max_idle) PATHLOCK_REQUIRES(mu) {
     node->idle = true;
     node->idle_prev = idle_tail;
     node->idle_next = nullptr;
@@ -113,14 +113,14 @@ struct alignas(64) BasicPathLock<P>::Shard {
     }
   }
 
-  void unlist_idle(Node* node) REQUIRES(mu) {
+  void unlist_idle(Node* node) PATHLOCK_REQUIRES(mu) {
     (node->idle_prev != nullptr ? node->idle_prev->idle_next : idle_head) = node->idle_next;
     (node->idle_next != nullptr ? node->idle_next->idle_prev : idle_tail) = node->idle_prev;
     node->idle = false;
     --idle_count;
   }
 
-  void unlink(Node* node) REQUIRES(mu) {
+  void unlink(Node* node) PATHLOCK_REQUIRES(mu) {
     Node** link = &buckets[node->hash & (buckets.size() - 1)];
     while (*link != node) link = &(*link)->next;
     *link = node->next;
@@ -128,7 +128,7 @@ struct alignas(64) BasicPathLock<P>::Shard {
   }
 
   // Strong guarantee: the bigger array is made before anything moves.
-  void grow() REQUIRES(mu) {
+  void grow() PATHLOCK_REQUIRES(mu) {
     std::vector<Node*> bigger(buckets.size() * 2, nullptr);
     for (Node* head : buckets) {
       while (head != nullptr) {
@@ -162,7 +162,7 @@ std::size_t BasicPathLock<P>::sum_over_shards(F count) const {
 
 template <typename P>
 std::size_t BasicPathLock<P>::active_locks() const {
-  std::size_t n = sum_over_shards([](const Shard& s) NO_THREAD_SAFETY_ANALYSIS { return s.entries - s.idle_count; });
+  std::size_t n = sum_over_shards([](const Shard& s) PATHLOCK_NO_THREAD_SAFETY_ANALYSIS { return s.entries - s.idle_count; });
   // The root held only through the gate has no active entry: count it once.
   bool fast_root = false;
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
@@ -180,14 +180,14 @@ std::size_t BasicPathLock<P>::active_locks() const {
 
 template <typename P>
 std::size_t BasicPathLock<P>::idle_locks() const {
-  return sum_over_shards([](const Shard& s) NO_THREAD_SAFETY_ANALYSIS { return s.idle_count; });
+  return sum_over_shards([](const Shard& s) PATHLOCK_NO_THREAD_SAFETY_ANALYSIS { return s.idle_count; });
 }
 
 template <typename P>
 std::size_t BasicPathLock<P>::waiting_acquisitions() const {
   // One sleeper record per queued acquisition, on the entry it waits for;
   // a grant or a withdrawal removes it under the same shard lock.
-  return sum_over_shards([](const Shard& s) NO_THREAD_SAFETY_ANALYSIS {
+  return sum_over_shards([](const Shard& s) PATHLOCK_NO_THREAD_SAFETY_ANALYSIS {
     std::size_t n = 0;
     for (const Node* head : s.buckets) {
       for (const Node* node = head; node != nullptr; node = node->next) n += node->sleepers.size();

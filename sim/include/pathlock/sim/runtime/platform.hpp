@@ -119,7 +119,7 @@ class Atomic {
 
 // The runtime's lock, under two names (the contract's SpinLock and Mutex are
 // both runtime-level: a thread blocked on one does not spin).
-class CAPABILITY("mutex") RuntimeLock {
+class PATHLOCK_CAPABILITY("mutex") RuntimeLock {
  public:
   explicit RuntimeLock(const char* kind, Where declared) noexcept {
     state_.kind = kind;
@@ -127,11 +127,11 @@ class CAPABILITY("mutex") RuntimeLock {
   }
   RuntimeLock(const RuntimeLock&) = delete;
   RuntimeLock& operator=(const RuntimeLock&) = delete;
-  void lock(Where where = Where::current()) ACQUIRE() { detail::lock(state_, where); }
-  void unlock(Where where = Where::current()) RELEASE() {
+  void lock(Where where = Where::current()) PATHLOCK_ACQUIRE() { detail::lock(state_, where); }
+  void unlock(Where where = Where::current()) PATHLOCK_RELEASE() {
     detail::unlock(state_, where);
   }
-  void assert_held() const ASSERT_CAPABILITY(this) {
+  void assert_held() const PATHLOCK_ASSERT_CAPABILITY(this) {
     if (!detail::held_by_caller(state_)) std::terminate();  // a lock bug in the code under test
   }
   detail::LockState& state() noexcept { return state_; }
@@ -140,13 +140,13 @@ class CAPABILITY("mutex") RuntimeLock {
   detail::LockState state_;
 };
 
-class CAPABILITY("mutex") SpinLock : public RuntimeLock {
+class PATHLOCK_CAPABILITY("mutex") SpinLock : public RuntimeLock {
  public:
   explicit SpinLock(Where declared = Where::current()) noexcept
       : RuntimeLock("spin lock", declared) {}
 };
 
-class CAPABILITY("mutex") Mutex : public RuntimeLock {
+class PATHLOCK_CAPABILITY("mutex") Mutex : public RuntimeLock {
  public:
   explicit Mutex(Where declared = Where::current()) noexcept
       : RuntimeLock("mutex", declared) {}
