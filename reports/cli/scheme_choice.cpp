@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "commands.hpp"
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
 
 namespace pathlock::cli {
@@ -53,7 +53,7 @@ std::vector<impl::Scheme> resolve_schemes(const SchemeSelection& selection, When
       out.push_back(builtin_named(name));
     }
   }
-  for (const auto& file : selection.files) out.push_back(impl::load_scheme_file(file));
+  for (const auto& file : selection.files) out.push_back(io::load_scheme_file(file));
   if (!selection.order.empty()) {
     for (auto& s : out) s = with_order(s, selection.order);
   }

@@ -188,6 +188,8 @@ class BasicPathLock {
 
   // REQUIRES: `scheme` outlives the lock.
   explicit BasicPathLock(const impl::Scheme& scheme, PathLockOptions options = {});
+  // A temporary scheme would die before the lock: keep it in a variable.
+  explicit BasicPathLock(impl::Scheme&& scheme, PathLockOptions options = {}) = delete;
   // REQUIRES: no guard is held and no acquire is in progress.
   ~BasicPathLock();
   BasicPathLock(const BasicPathLock&) = delete;

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
 
 namespace pathlock::sim {
@@ -16,7 +16,7 @@ namespace {
 impl::Scheme resolve(const impl::Scheme& base, const SchemeChoice& choice, std::size_t task) {
   std::optional<impl::Scheme> scheme;
   if (choice.scheme_file) {
-    scheme = impl::load_scheme_file(*choice.scheme_file);
+    scheme = io::load_scheme_file(*choice.scheme_file);
   } else if (choice.scheme) {
     const impl::Scheme* builtin = impl::find_builtin_scheme(*choice.scheme);
     if (builtin == nullptr) bad(fmt::format("task {}: unknown scheme \"{}\"", task, *choice.scheme));

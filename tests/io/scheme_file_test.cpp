@@ -4,13 +4,18 @@
 #include <rapidcheck/gtest.h>
 
 #include "pathlock/impl/plan.hpp"
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
-#include "order_generators.hpp"
+#include "impl/order_generators.hpp"
 #include "support/generators.hpp"
 
 namespace pathlock::impl {
 namespace {
+
+using io::load_scheme_file;
+using io::parse_scheme;
+using io::scheme_from_json;
+using io::scheme_to_json;
 
 void expect_same(const Scheme& a, const Scheme& b) {
   EXPECT_EQ(a.name(), b.name());
