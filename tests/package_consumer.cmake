@@ -21,7 +21,8 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(f include/pathlock/path_lock.hpp include/pathlock/version.hpp include/pathlock/io/scheme_file.hpp
+foreach(f include/pathlock/pathlock.hpp include/pathlock/path_lock.hpp include/pathlock/version.hpp
+          include/pathlock/io/scheme_file.hpp
           lib/cmake/pathlock/pathlockConfig.cmake
           lib/pkgconfig/pathlock.pc bin/pathlock)
   if(NOT EXISTS ${prefix}/${f})
