@@ -8,7 +8,7 @@
 
 #include "pathlock/impl/scheme_admission.hpp"
 #include "pathlock/path_lock.hpp"
-#include "support/scenarios.hpp"
+#include "pathlock/sim/variants.hpp"
 
 namespace pathlock {
 namespace {
@@ -40,9 +40,9 @@ TEST(SchemeAdmission, TheDefaultRequiresASoundScheme) {
 }
 
 TEST(SchemeAdmission, EachDefectIsRefusedByName) {
-  expect_refused_for(testing::request_order_variant(), "[request order] its locks are taken in request order");
-  expect_refused_for(testing::per_role_variant(), "[per-role modes]");
-  expect_refused_for(testing::depth_only_variant(),
+  expect_refused_for(sim::request_order_variant(), "[request order] its locks are taken in request order");
+  expect_refused_for(sim::per_role_variant(), "[per-role modes]");
+  expect_refused_for(sim::depth_only_variant(),
                      "[order not total] the order \"depth-only\" is not a strict total order (totality fails: ");
   // The design notes' scheme 4 as written: R and WA join to WA, which admits
   // another WA although R conflicts with it.
@@ -60,7 +60,7 @@ TEST(SchemeAdmission, EveryDefectIsListed) {
   impl::SchemeSpec spec = impl::path_rwa_scheme().spec();
   spec.name = "everything-wrong";
   spec.joining = impl::ModeJoining::kPerRole;
-  spec.order = impl::LockOrder::depth_only();
+  spec.order = sim::depth_only_order();
   const impl::Scheme scheme(std::move(spec));
   std::vector<impl::SchemeDefectKind> kinds;
   for (const auto& d : impl::scheme_defects(scheme)) kinds.push_back(d.kind);
@@ -73,7 +73,7 @@ TEST(SchemeAdmission, EveryDefectIsListed) {
 }
 
 TEST(SchemeAdmission, TheOptInTakesADefectiveScheme) {
-  for (const impl::Scheme& scheme : {impl::path_rwa_scheme(), testing::depth_only_variant()}) {
+  for (const impl::Scheme& scheme : {impl::path_rwa_scheme(), sim::depth_only_variant()}) {
     PathLock lock(scheme, PathLockOptions{.scheme_admission = SchemeAdmission::kAllowDefective});
     auto guard = lock.write(model::Path::parse("/a/b"));
     EXPECT_TRUE(guard.owns_lock()) << scheme.name();

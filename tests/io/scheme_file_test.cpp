@@ -53,7 +53,6 @@ std::vector<Scheme> exported_and_variants() {
   per_role.name = "per-role";
   per_role.joining = ModeJoining::kPerRole;
   out.emplace_back(per_role);
-  out.push_back(path_rwa_joined_scheme().with_order(LockOrder::depth_only(), "depth-only"));
   out.push_back(path_rw_scheme().with_order(LockOrder::deepest_first(), "deepest"));
   out.push_back(path_rwa_joined_scheme().with_order(custom_order(), "custom"));
   out.push_back(path_rwa_joined_scheme().with_order(

@@ -4,6 +4,7 @@
 
 #include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
+#include "pathlock/sim/variants.hpp"
 
 namespace pathlock::sim {
 
@@ -25,7 +26,7 @@ impl::Scheme resolve(const impl::Scheme& base, const SchemeChoice& choice, std::
     scheme = base;
   }
   if (choice.order) {
-    const impl::LockOrder* order = impl::LockOrder::find(*choice.order);
+    const impl::LockOrder* order = find_harness_order(*choice.order);
     if (order == nullptr) bad(fmt::format("task {}: unknown order \"{}\"", task, *choice.order));
     scheme = scheme->with_order(*order, fmt::format("{}/{}", scheme->name(), *choice.order));
   }

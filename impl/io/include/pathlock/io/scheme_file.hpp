@@ -18,8 +18,7 @@
 //   "join": [["RA", "R", "WA", "W"], ...],    // modes x modes, by name, row and
 //                                             // column in "modes" order; a semilattice
 //   "acquisition": {"order": "ancestor-first",  // or "preorder", "deepest-first",
-//                                             // "depth-only" (not total), "request",
-//                                             // or an order defined by keys:
+//                                             // "request", or an order defined by keys:
 //                                             // {"name": ..., "keys": [...]}
 //                                             // (order_file.hpp)
 //                   "joining": "join"},       // or "per-role" (no joining)
