@@ -34,7 +34,9 @@ struct World {
   World(const impl::Scheme& scheme, const LockProgram& program, const LockSetting& setting)
       : lock(scheme, PathLockOptions{.shards = setting.shards,
                                      .max_idle_locks_per_shard = setting.max_idle,
-                                     .root_gate = setting.root_gate == RootGateSetting::kOn}),
+                                     .root_gate = setting.root_gate == RootGateSetting::kOn,
+                                     // the harness runs defective schemes on purpose
+                                     .scheme_admission = SchemeAdmission::kAllowDefective}),
         ledger(program.threads.size() + program.async_calls()),
         fifo(scheme, fairness_promise(scheme)) {
     for (const auto& t : program.threads) {
