@@ -7,8 +7,9 @@
 #   README.md        plan_bench       reports/bench/plan.md       (scripts/bench.sh)
 #   README.md        mutation         reports/generated/mutation/mutation.md
 #                                     (scripts/mutate.sh)
-#   README.md        async_example    impl/examples/async_quickstart.cpp, in a
-#                                     ```cpp fence (a CTest builds and runs it)
+#   README.md        blocking_example impl/examples/blocking_quickstart.cpp and
+#   README.md        async_example    impl/examples/async_quickstart.cpp, each in
+#                                     a ```cpp fence (CTests build and run them)
 #   proofs/flaws.md  counterexamples  rendered here from reports/generated/check/check.json
 #                                     (scripts/regen-reports.sh)
 #
@@ -34,6 +35,7 @@ set(block_table
   "scaling_bench|README.md|reports/bench/scaling.md|bash scripts/bench.sh"
   "counterexamples|proofs/flaws.md|check.json|bash scripts/regen-reports.sh"
   "mutation|README.md|reports/generated/mutation/mutation.md|bash scripts/mutate.sh"
+  "blocking_example|README.md|impl/examples/blocking_quickstart.cpp|cmake -DSOURCE_DIR=. -DMODE=write -DBLOCKS=blocking_example -P scripts/doc-blocks.cmake|cpp"
   "async_example|README.md|impl/examples/async_quickstart.cpp|cmake -DSOURCE_DIR=. -DMODE=write -DBLOCKS=async_example -P scripts/doc-blocks.cmake|cpp"
 )
 

@@ -3,13 +3,11 @@
 #include <cstdio>
 #include <exception>
 
-#include "pathlock/impl/scheme.hpp"
-#include "pathlock/model/request.hpp"
-#include "pathlock/path_lock.hpp"
+#include <pathlock/pathlock.hpp>
 
 using pathlock::AcquireStatus;
+using pathlock::Path;
 using pathlock::PathLock;
-using pathlock::model::Path;
 
 // A fire-and-forget coroutine type (any coroutine library works the same).
 struct Task {
@@ -22,22 +20,22 @@ struct Task {
   };
 };
 
-Task copy_folder(PathLock& lock, const pathlock::model::Request& copy) {
-  PathLock::Guard guard = co_await lock.acquire_async(copy);  // suspends while /photos is written
+Task copy_folder(PathLock& lock, const pathlock::Request& copy) {
+  pathlock::Guard guard = co_await lock.acquire_async(copy);  // suspends while /photos is written
   std::printf("copy: %s, %zu locks held\n", pathlock::to_string(guard.status()).data(), guard.lock_count());
 }  // released here
 
 int main() {
-  PathLock lock(pathlock::impl::path_rwa_joined_scheme());
-  const auto write = pathlock::model::write(Path::parse("/photos/2024")).request();
-  const auto copy = pathlock::model::copy(Path::parse("/photos"), Path::parse("/backup")).request();
+  PathLock lock(pathlock::path_rwa_joined_scheme());
+  const auto write = pathlock::write(Path::parse("/photos/2024")).request();
+  const auto copy = pathlock::copy(Path::parse("/photos"), Path::parse("/backup")).request();
 
-  PathLock::Guard writing;
+  pathlock::Guard writing;
   // Free: the handler runs inline, before async_acquire returns.
-  auto first = lock.async_acquire(write, [&](PathLock::Guard g) { writing = std::move(g); });
+  auto first = lock.async_acquire(write, [&](pathlock::Guard g) { writing = std::move(g); });
 
   // Busy: nothing runs yet, and no thread waits. Cancel it, as a timer would.
-  auto second = lock.async_acquire(write, [](PathLock::Guard g) {
+  auto second = lock.async_acquire(write, [](pathlock::Guard g) {
     std::printf("second write: %s\n", pathlock::to_string(g.status()).data());  // "timed out"
   });
   if (second.cancel(AcquireStatus::kTimedOut) == pathlock::CancelOutcome::kCancelled) {
