@@ -269,7 +269,9 @@ class BasicPathLock {
   AsyncAcquisition async_acquire(const model::Request& request, Handler handler);
   // C++20: `Guard g = co_await lock.acquire_async(request, stop_token);`
   // resumed on the granting thread; a stop request cancels the wait
-  // (kCancelled). REQUIRES: the request outlives the co_await expression.
+  // (kCancelled). REQUIRES: the request outlives the co_await expression; a
+  // coroutine suspended there is not destroyed (request stop, and let it
+  // resume with kCancelled).
   [[nodiscard]] AcquireAwaitable acquire_async(const model::Request& request, StopToken stop = {});
 
   // The design notes' operations, blocking. They build the request (which
