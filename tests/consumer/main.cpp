@@ -25,7 +25,16 @@ int main() {
     refused = true;
     std::printf("path-rwa refused: %s\n", e.what());
   }
-  const bool expected =
-      copy.owns_lock() && read.owns_lock() && write.status() == pathlock::AcquireStatus::kWouldBlock && refused;
+  // The async acquire of the installed library: queued behind the copy,
+  // granted by its release, on this thread.
+  pathlock::AcquireStatus async_status = pathlock::AcquireStatus::kReleased;
+  auto pending = lock.async_acquire(pathlock::write(Path::parse("/backup")).request(),
+                                    [&](pathlock::Guard g) { async_status = g.status(); });
+  const bool queued = async_status == pathlock::AcquireStatus::kReleased;
+  copy.release();
+  std::printf("async write of /backup: %s until the copy's release, then %s\n", queued ? "queued" : "NOT queued",
+              std::string(pathlock::to_string(async_status)).c_str());
+  const bool expected = read.owns_lock() && write.status() == pathlock::AcquireStatus::kWouldBlock && refused &&
+                        queued && async_status == pathlock::AcquireStatus::kGranted;
   return expected ? 0 : 1;
 }
