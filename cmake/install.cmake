@@ -1,6 +1,6 @@
 # cmake --install: the lock's libraries and headers, the pathlock program, a
 # CMake package (find_package(pathlock CONFIG) -> pathlock::pathlock, and the
-# component io -> pathlock::io) and a pkg-config file (pathlock.pc, the core).
+# component io -> pathlock::io) and a pkg-config files (pathlock.pc, the core; pathlock-io.pc).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -10,9 +10,8 @@ set_target_properties(pathlock_library PROPERTIES EXPORT_NAME pathlock)
 target_link_libraries(pathlock_library INTERFACE pathlock_impl pathlock_model)
 set_target_properties(pathlock_model PROPERTIES EXPORT_NAME model)
 set_target_properties(pathlock_impl PROPERTIES EXPORT_NAME impl)
-set_target_properties(pathlock_warnings PROPERTIES EXPORT_NAME warnings)
 
-install(TARGETS pathlock_library pathlock_model pathlock_impl pathlock_warnings EXPORT pathlockTargets
+install(TARGETS pathlock_library pathlock_model pathlock_impl EXPORT pathlockTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -44,4 +43,6 @@ install(FILES ${PROJECT_BINARY_DIR}/pathlockConfig.cmake ${PROJECT_BINARY_DIR}/p
 # `cmake --install --prefix` anywhere gives a working file.
 file(RELATIVE_PATH pathlock_pc_to_prefix /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/pathlock.pc.in ${PROJECT_BINARY_DIR}/pathlock.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/pathlock.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/pathlock-io.pc.in ${PROJECT_BINARY_DIR}/pathlock-io.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/pathlock.pc ${PROJECT_BINARY_DIR}/pathlock-io.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

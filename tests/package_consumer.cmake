@@ -24,7 +24,7 @@ run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(f include/pathlock/pathlock.hpp include/pathlock/path_lock.hpp include/pathlock/version.hpp
           include/pathlock/io/scheme_file.hpp
           lib/cmake/pathlock/pathlockConfig.cmake
-          lib/pkgconfig/pathlock.pc bin/pathlock)
+          lib/pkgconfig/pathlock.pc lib/pkgconfig/pathlock-io.pc bin/pathlock)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "package_consumer: cmake --install did not install ${f}")
   endif()
@@ -47,6 +47,16 @@ separate_arguments(flags UNIX_COMMAND "${flags}")
 run(${CXX} -O1 ${SOURCE_DIR}/tests/consumer/main.cpp -o ${SCRATCH}/consumer_pc ${flags})
 run(${SCRATCH}/consumer_pc)
 message(STATUS "pkg-config consumer: ${last_output}")
+# The core's flags name no other library; pathlock-io's bring JSON and fmt.
+if(flags MATCHES "fmt|nlohmann")
+  message(FATAL_ERROR "package_consumer: pkg-config pathlock names another library: ${flags}")
+endif()
+run(pkg-config --cflags --libs pathlock-io)
+string(STRIP "${last_output}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(${CXX} -O1 ${SOURCE_DIR}/tests/consumer/io_main.cpp -o ${SCRATCH}/consumer_io_pc ${flags})
+run(${SCRATCH}/consumer_io_pc)
+message(STATUS "pkg-config consumer of pathlock-io: ${last_output}")
 
 # 3. The installed program says the same version as the header.
 run(${prefix}/bin/pathlock --version)

@@ -27,7 +27,7 @@ TEST(PublicApi, TheReadmeExampleRunsOnPathlockNamesAlone) {
 
 TEST(PublicApi, BadInputAndDefectiveSchemesThrowThroughPathlockNames) {
   EXPECT_THROW((void)pathlock::Path::parse("a/b"), pathlock::InputError);
-  EXPECT_THROW(pathlock::PathLock(pathlock::path_rwa_scheme()), std::invalid_argument);
+  EXPECT_THROW({ pathlock::PathLock refused{pathlock::path_rwa_scheme()}; }, std::invalid_argument);
   EXPECT_EQ(pathlock::scheme_defects(pathlock::path_rwa_scheme()).front().kind, pathlock::SchemeDefectKind::kWeakJoin);
   pathlock::PathLock allowed(pathlock::path_rwa_scheme(),
                              pathlock::PathLockOptions{.scheme_admission = pathlock::SchemeAdmission::kAllowDefective});

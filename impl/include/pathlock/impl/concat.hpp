@@ -12,6 +12,7 @@ namespace pathlock::impl {
 namespace concat_detail {
 
 inline void append(std::string& out, std::string_view text) { out += text; }
+inline void append(std::string& out, char c) { out += c; }
 
 template <std::integral Int>
   requires(!std::same_as<Int, char> && !std::same_as<Int, bool>)
