@@ -60,5 +60,7 @@ using impl::SchemeDefectKind;
 // AcquireStatus and to_string are declared in namespace pathlock already)
 // and the guard its acquires return.
 using Guard = PathLock::Guard;
+// async_acquire's handle (cancel(); CancelOutcome is in namespace pathlock).
+using AsyncAcquisition = PathLock::AsyncAcquisition;
 
 }  // namespace pathlock
