@@ -12,6 +12,7 @@
 #include <atomic>
 #include <coroutine>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -228,6 +229,52 @@ TEST(PathLockAsyncChain, HandlersThatReleaseAtOnceDoNotRecurse) {
   EXPECT_EQ(max_depth, 1);
   EXPECT_EQ(lock.active_locks(), 0U);
   EXPECT_EQ(lock.check_invariants(), "");
+}
+
+// A handler that stores its guard where the releasing guard lives: the
+// release must be over (its state final) before the handler runs, or the
+// assignment would release the old holds twice and lose the new ones.
+TEST(PathLockAsyncReentry, AHandlerMayAssignToTheGuardWhoseReleaseGrantedIt) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const auto request = model::write(P("/a")).request();
+  PathLock::Guard g = lock.acquire(request);
+  int runs = 0;
+  auto acquisition = lock.async_acquire(request, [&](PathLock::Guard granted) {
+    ++runs;
+    g = std::move(granted);
+  });
+  g.release();  // grants the async one, whose handler moves its guard into g
+  ASSERT_EQ(runs, 1);
+  EXPECT_TRUE(g.owns_lock());
+  g.release();
+  EXPECT_EQ(lock.active_locks(), 0U) << "a lock leaked: " << lock.describe_waits();
+  EXPECT_EQ(lock.try_acquire(request).status(), AcquireStatus::kGranted);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+// A handler that releases and starts the next acquisition, granted at once:
+// that one's handler runs after this one returns, not inside it.
+TEST(PathLockAsyncReentry, AHandlerThatAcquiresAgainInlineDoesNotNest) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const auto request = model::write(P("/a/b")).request();
+  constexpr int kChain = 20'000;
+  int started = 0;
+  int depth = 0;
+  int max_depth = 0;
+  std::vector<PathLock::AsyncAcquisition> handles;
+  handles.reserve(kChain);
+  std::function<void(PathLock::Guard)> step = [&](PathLock::Guard g) {
+    ++depth;
+    max_depth = std::max(max_depth, depth);
+    EXPECT_EQ(g.status(), AcquireStatus::kGranted);
+    g.release();
+    if (++started < kChain) handles.push_back(lock.async_acquire(request, step));
+    --depth;
+  };
+  handles.push_back(lock.async_acquire(request, step));
+  EXPECT_EQ(started, kChain);
+  EXPECT_EQ(max_depth, 1);
+  EXPECT_EQ(lock.active_locks(), 0U);
 }
 
 // --- C++20 coroutines ----------------------------------------------------------

@@ -68,21 +68,26 @@
 // any waiter, in the same FIFO order, and the call returns. The thread that
 // grants it (a release, or a cancel that unblocks it) takes its remaining
 // steps after leaving the shard lock, and runs the handler once every step
-// is held. Handlers granted during a handler run after it, in turn, not
-// inside it: a chain of handlers that release at once uses constant stack.
+// is held and the releasing guard's state is final. Handlers never nest:
+// those granted (or started and granted at once) while a handler runs wait
+// in a per-thread queue and run after it, in turn, so a chain of handlers
+// that release and acquire again uses constant stack.
 // AsyncAcquisition::cancel() withdraws a waiting acquisition: its handler
 // runs with kCancelled (or kTimedOut, for a caller's timer) and nothing
 // held, and those queued behind it move up. The handler runs exactly once:
 //
-//   granted at once        inline, kGranted
-//   granted later          on the granting thread, kGranted
-//   cancel() while queued  on the cancelling thread, before cancel() returns
-//   cancel() while running on the thread taking its steps, before it queues
-//   out of memory later    kFailed, nothing held
+//   granted at once          inline, kGranted (inside a handler: after it)
+//   granted later            on the granting thread, kGranted
+//   cancel() while queued    on the cancelling thread, before cancel() returns
+//   cancel() once granted,   on the thread taking its steps, which rolls
+//     or between steps       back: it may still be pending when cancel() returns
+//   out of memory once       kFailed, nothing held (maybe inline; a cancel
+//     queued                 that came first gives its reason instead)
 //
 // A handler must not throw, nor block on this lock (it runs on a thread that
-// is releasing): post blocking work to an executor. acquire_async() wraps
-// it as a C++20 awaitable.
+// is releasing, with other handlers queued behind it): post blocking work to
+// an executor. acquire_async() wraps it as a C++20 awaitable; the code after
+// its co_await runs as that handler, under the same rule.
 //
 // MEMORY. An entry exists while its lock is held or waited for (active) and,
 // once idle, stays in its shard's LRU idle list for reuse by the next request
@@ -179,14 +184,14 @@ enum class AcquireStatus {
   kTimedOut,    // the deadline passed first; nothing is held
   kCancelled,   // the stop token was triggered first; nothing is held
   kReleased,    // the guard was released, moved from, or default-constructed
-  kFailed,      // async_acquire: an allocation failed after the call had
-                // returned; nothing is held (a blocking call throws instead)
+  kFailed,      // async_acquire: an allocation failed once the acquisition
+                // was queued; nothing is held (a blocking call throws instead)
 };
 std::string_view to_string(AcquireStatus status) noexcept;
 
 // What AsyncAcquisition::cancel() found (ASYNC above).
 enum class CancelOutcome : std::uint8_t {
-  kCancelled,         // withdrawn: its handler runs (or ran) once, with the reason, holding nothing
+  kCancelled,         // withdrawn: its handler runs (or ran, or will run) once, with the reason, holding nothing
   kAlreadyCompleted,  // its handler has run, or is running, with its final guard
 };
 std::string_view to_string(CancelOutcome outcome) noexcept;
@@ -350,6 +355,11 @@ class BasicPathLock {
   // does not recurse.
   static void defer_resume(AsyncOp* op) noexcept;
   static void run_deferred_resumes() noexcept;
+  class HoldResumes;
+  // The same, for the header's templates: hold_resumes() returns whether
+  // this call took the hold, to give to release_resumes().
+  static bool hold_resumes() noexcept;
+  static void release_resumes(bool owner) noexcept;
   Guard acquire_impl(const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline,
                      StopToken stop);
   // The task id under which the root gate's fast holders in `mode` hold the
@@ -470,8 +480,10 @@ class BasicPathLock<P>::AsyncAcquisition {
   // Withdraws the acquisition if it has not completed: its handler then
   // runs with `reason` (kCancelled or kTimedOut; anything else throws
   // std::invalid_argument) and nothing held: on this thread, before cancel()
-  // returns, if it was queued; else on the thread taking its steps. An
-  // acquisition that completed at once (an empty handle): kAlreadyCompleted.
+  // returns, if it was queued and not yet granted; else on the thread taking
+  // its steps, maybe after cancel() returns (keep what the handler uses
+  // alive until it has run). An acquisition that completed at once (an
+  // empty handle): kAlreadyCompleted.
   CancelOutcome cancel(AcquireStatus reason = AcquireStatus::kCancelled);
 
  private:
@@ -501,6 +513,11 @@ typename BasicPathLock<P>::AsyncAcquisition BasicPathLock<P>::async_acquire(cons
   Guard granted;
   AsyncAcquisition handle;
   if (start_async(request, granted, box, &handler, handle) == AsyncStart::kGrantedInline) {
+    // Handlers never nest: one that this handler starts inline runs after it.
+    struct Hold {
+      bool owner = hold_resumes();
+      ~Hold() { release_resumes(owner); }
+    } hold;
     handler(std::move(granted));
   }
   return handle;

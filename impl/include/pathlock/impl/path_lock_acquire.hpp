@@ -257,11 +257,16 @@ void BasicPathLock<P>::Guard::push(Node* n, impl::ModeId mode) {
 template <typename P>
 void BasicPathLock<P>::Guard::release() noexcept {
   if (status_ == AcquireStatus::kGranted && lock_ != nullptr) {
+    const HoldResumes hold;  // handlers granted here run once this guard is released
     for (std::size_t i = count_; i > 0; --i) {
       const Held& h = held(i - 1);
       lock_->release_node(h.node, h.mode, id_);
     }
     if (lock_->options_.unsafe_nesting != UnsafeNesting::kIgnore) lock_->forget_held(id_);
+    count_ = 0;
+    heap_.clear();
+    status_ = AcquireStatus::kReleased;
+    return;
   }
   count_ = 0;
   heap_.clear();
@@ -279,6 +284,7 @@ BasicPathLock<P>::Guard::Guard(Guard&& other) noexcept
 template <typename P>
 typename BasicPathLock<P>::Guard& BasicPathLock<P>::Guard::operator=(Guard&& other) noexcept {
   if (this != &other) {
+    const HoldResumes hold;  // handlers granted by the release run once this guard holds `other`'s locks
     release();
     lock_ = other.lock_;
     id_ = other.id_;

@@ -60,20 +60,6 @@ struct BasicPathLock<P>::AsyncOp {
   AcquireStatus cancel_reason = AcquireStatus::kCancelled;
 };
 
-namespace impl {
-// Async ops a thread has been granted and not yet resumed.
-template <typename Op>
-struct ResumeQueue {
-  Op* head = nullptr;
-  Op* tail = nullptr;
-  bool running = false;  // a run_deferred_resumes() loop is on this thread's stack
-  static ResumeQueue& mine() noexcept {
-    thread_local ResumeQueue queue;
-    return queue;
-  }
-};
-}  // namespace impl
-
 template <typename P>
 void BasicPathLock<P>::defer_resume(AsyncOp* op) noexcept {
   auto& q = impl::ResumeQueue<AsyncOp>::mine();
@@ -85,28 +71,6 @@ void BasicPathLock<P>::defer_resume(AsyncOp* op) noexcept {
   }
   q.tail = op;
 }
-
-namespace impl {
-// Holds this thread's resumes back while it holds an op's mutex (a handler
-// run there could cancel that op and deadlock on it); runs them at the end.
-template <typename Op, typename RunDeferred>
-class HoldResumes {
- public:
-  HoldResumes() noexcept : owner_(!ResumeQueue<Op>::mine().running) {
-    if (owner_) ResumeQueue<Op>::mine().running = true;
-  }
-  ~HoldResumes() {
-    if (!owner_) return;
-    ResumeQueue<Op>::mine().running = false;
-    RunDeferred{}();
-  }
-  HoldResumes(const HoldResumes&) = delete;
-  HoldResumes& operator=(const HoldResumes&) = delete;
-
- private:
-  bool owner_;
-};
-}  // namespace impl
 
 template <typename P>
 void BasicPathLock<P>::run_deferred_resumes() noexcept {
@@ -128,6 +92,7 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
                                                                     AsyncAcquisition& handle) {
   Guard guard(this, P::next_task_id());
   std::size_t next = 0;
+  bool all_granted = false;
   {
     impl::ScratchSteps scratch;
     impl::StepBuffer& steps = scratch.get();
@@ -146,7 +111,10 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
       guard.release();
       throw;
     }
-    if (next == steps.size()) {
+    // Granted at once. Inside a handler (resumes held back), the handler
+    // is deferred like a resume, so that handlers never nest.
+    all_granted = next == steps.size();
+    if (all_granted && !impl::ResumeQueue<AsyncOp>::mine().running) {
       granted = std::move(guard);
       return AsyncStart::kGrantedInline;
     }
@@ -164,16 +132,17 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
   op->guard = std::move(guard);
   op->next_step = next;
   handle.op_ = op.get();
-  run_async(op.release());
+  if (all_granted) {
+    defer_resume(op.release());  // kRunning: resume_async runs it to completion
+  } else {
+    run_async(op.release());
+  }
   return AsyncStart::kHandedOff;
 }
 
 template <typename P>
 void BasicPathLock<P>::run_async(AsyncOp* op) noexcept {
-  struct RunDeferred {
-    void operator()() const noexcept { run_deferred_resumes(); }
-  };
-  const impl::HoldResumes<AsyncOp, RunDeferred> hold_resumes;  // destroyed last: after op.mu is released
+  const HoldResumes hold_resumes;  // destroyed last: after op.mu is released
   try {
     for (;;) {
       std::unique_lock<typename P::Mutex> hold(op->mu);
@@ -202,8 +171,14 @@ void BasicPathLock<P>::run_async(AsyncOp* op) noexcept {
       ++op->next_step;
     }
   } catch (...) {
-    // Out of memory taking a step: nothing of it is held or queued.
-    finish_async(op, AcquireStatus::kFailed);
+    // Out of memory taking a step: nothing of it is held or queued. A
+    // cancel that came first keeps its word: the handler gets its reason.
+    AcquireStatus status = AcquireStatus::kFailed;
+    {
+      std::lock_guard<typename P::Mutex> hold(op->mu);
+      if (op->cancel_requested) status = op->cancel_reason;
+    }
+    finish_async(op, status);
   }
 }
 
@@ -211,10 +186,14 @@ template <typename P>
 void BasicPathLock<P>::resume_async(AsyncOp* op) noexcept {
   {
     std::lock_guard<typename P::Mutex> hold(op->mu);
-    op->guard.push(op->node, op->steps[op->next_step].mode);  // within the room reserved at the start
-    ++op->next_step;
-    op->node = nullptr;
-    op->phase = AsyncOp::Phase::kRunning;
+    // kQueued: its waiter was granted. kRunning: an acquisition granted at
+    // once inside a handler, deferred until that handler returned.
+    if (op->phase == AsyncOp::Phase::kQueued) {
+      op->guard.push(op->node, op->steps[op->next_step].mode);  // within the room reserved at the start
+      ++op->next_step;
+      op->node = nullptr;
+      op->phase = AsyncOp::Phase::kRunning;
+    }
   }
   run_async(op);
 }

@@ -69,6 +69,52 @@ class BasicPathLock<P>::WaiterSlot {
   Waiter* waiter_ = nullptr;
 };
 
+namespace impl {
+// Async ops a thread has been granted and not yet resumed.
+template <typename Op>
+struct ResumeQueue {
+  Op* head = nullptr;
+  Op* tail = nullptr;
+  bool running = false;  // resumes are held back: a loop or a HoldResumes is on this thread's stack
+  static ResumeQueue& mine() noexcept {
+    thread_local ResumeQueue queue;
+    return queue;
+  }
+};
+}  // namespace impl
+
+// Holds this thread's resumes (and so every handler they run) back until
+// the outermost scope ends: while it holds an op's mutex (a handler there
+// could cancel that op and deadlock on it), while a guard's state is
+// changing (a handler that assigns to that guard would lose locks), and
+// while a handler runs (so handlers never nest).
+template <typename P>
+bool BasicPathLock<P>::hold_resumes() noexcept {
+  auto& q = impl::ResumeQueue<AsyncOp>::mine();
+  if (q.running) return false;
+  q.running = true;
+  return true;
+}
+
+template <typename P>
+void BasicPathLock<P>::release_resumes(bool owner) noexcept {
+  if (!owner) return;
+  impl::ResumeQueue<AsyncOp>::mine().running = false;
+  run_deferred_resumes();
+}
+
+template <typename P>
+class BasicPathLock<P>::HoldResumes {
+ public:
+  HoldResumes() noexcept : owner_(hold_resumes()) {}
+  ~HoldResumes() { release_resumes(owner_); }
+  HoldResumes(const HoldResumes&) = delete;
+  HoldResumes& operator=(const HoldResumes&) = delete;
+
+ private:
+  bool owner_;
+};
+
 // Inline: on every release, mostly with nothing to wake.
 template <typename P>
 inline void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::LockEntry> granted,
