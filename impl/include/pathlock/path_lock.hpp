@@ -192,7 +192,7 @@ std::string_view to_string(AcquireStatus status) noexcept;
 // What AsyncAcquisition::cancel() found (ASYNC above).
 enum class CancelOutcome : std::uint8_t {
   kCancelled,         // withdrawn: its handler runs (or ran, or will run) once, with the reason, holding nothing
-  kAlreadyCompleted,  // its handler has run, or is running, with its final guard
+  kAlreadyCompleted,  // its handler has run, is running, or is about to, with its final guard
 };
 std::string_view to_string(CancelOutcome outcome) noexcept;
 
@@ -360,6 +360,12 @@ class BasicPathLock {
   // this call took the hold, to give to release_resumes().
   static bool hold_resumes() noexcept;
   static void release_resumes(bool owner) noexcept;
+  // Around a handler: marks this thread as running one (so a handler it
+  // completes is deferred, not nested) and holds resumes back meanwhile.
+  static bool enter_handler() noexcept;
+  static void leave_handler(bool owner) noexcept;
+  // Runs the op's handler now, or after the handler running on this thread.
+  static void deliver_async(AsyncOp* op) noexcept;
   Guard acquire_impl(const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline,
                      StopToken stop);
   // The task id under which the root gate's fast holders in `mode` hold the
@@ -513,11 +519,11 @@ typename BasicPathLock<P>::AsyncAcquisition BasicPathLock<P>::async_acquire(cons
   Guard granted;
   AsyncAcquisition handle;
   if (start_async(request, granted, box, &handler, handle) == AsyncStart::kGrantedInline) {
-    // Handlers never nest: one that this handler starts inline runs after it.
-    struct Hold {
-      bool owner = hold_resumes();
-      ~Hold() { release_resumes(owner); }
-    } hold;
+    // Handlers never nest: one that this handler starts or grants runs after it.
+    struct InHandler {
+      bool owner = enter_handler();
+      ~InHandler() { leave_handler(owner); }
+    } in_handler;
     handler(std::move(granted));
   }
   return handle;

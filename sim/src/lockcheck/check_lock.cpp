@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <memory>
 #include <new>
 #include <optional>
@@ -77,7 +78,8 @@ Lock::Guard call_lock(World& w, const LockCall& call, const model::Request& requ
     case WaitStyle::kTimed: return w.lock.acquire_until(request, VirtualClock::now() + kTimedWait);
     case WaitStyle::kStoppable: return w.lock.acquire(request, w.stops[stop_index].get_token());
     case WaitStyle::kAsync:
-    case WaitStyle::kAsyncCancelled: break;  // call_async
+    case WaitStyle::kAsyncCancelled:
+    case WaitStyle::kAsyncAgain: break;  // call_async
   }
   return {};
 }
@@ -112,30 +114,60 @@ struct FirstIndices {
 // An async call: the handler (inline, or on whichever thread grants it)
 // holds the request under a ledger slot of its own for one step, then
 // releases it.
-void call_async(World& w, const LockCall& call, const model::Request& request, std::uint32_t slot,
-                std::size_t async_index, std::size_t cancel_index, AllocationFailures failures) {
-  const auto handler = [&w, &request, slot, async_index](Lock::Guard g) {
-    const runtime::AllocationFailurePause checker_code;  // the ledger's allocations are not the lock's
-    ++w.async_completed;
-    ++w.handler_runs[async_index];
-    w.handler_status[async_index] = g.status();
-    if (g.status() != AcquireStatus::kGranted) return;
-    if (auto broken = w.ledger.granted(slot, request); broken && !w.violation) w.violation = std::move(broken);
-    w.work.fetch_add(1);  // the critical section
-    w.ledger.releasing(slot, request);
-    g.release();
+// An async call that no canceller thread cancels.
+constexpr std::size_t kNotCancelled = std::numeric_limits<std::size_t>::max();
+
+void issue_async(World& w, const model::Request& request, std::uint32_t slot, std::size_t async_index,
+                 std::size_t again, std::size_t cancel_index, AllocationFailures failures);
+
+// The handler of async call `async_index`: holds its request for one step
+// and releases it; with `again`, then starts the next async call of the same
+// request from inside the handler (granted at once, it must not nest).
+auto async_handler(World& w, const model::Request& request, std::uint32_t slot, std::size_t async_index,
+                   std::size_t again, AllocationFailures failures) {
+  return [&w, &request, slot, async_index, again, failures](Lock::Guard g) {
+    // Handlers never nest on one thread (each logical thread is an OS thread).
+    thread_local int depth = 0;
+    struct Depth {
+      Depth() { ++depth; }
+      ~Depth() { --depth; }
+    } in_handler;
+    {
+      const runtime::AllocationFailurePause checker_code;  // the ledger's allocations are not the lock's
+      if (depth > 1 && !w.violation) w.violation = fmt::format("async call {}'s handler ran inside another handler", async_index);
+      ++w.async_completed;
+      ++w.handler_runs[async_index];
+      w.handler_status[async_index] = g.status();
+      if (g.status() != AcquireStatus::kGranted) return;
+      if (auto broken = w.ledger.granted(slot, request); broken && !w.violation) w.violation = std::move(broken);
+      w.work.fetch_add(1);  // the critical section
+      w.ledger.releasing(slot, request);
+      g.release();
+    }
+    if (again > 0) issue_async(w, request, slot + 1, async_index + 1, again - 1, kNotCancelled, failures);
   };
+}
+
+void issue_async(World& w, const model::Request& request, std::uint32_t slot, std::size_t async_index,
+                 std::size_t again, std::size_t cancel_index, AllocationFailures failures) {
   try {
     const InsideTheLock inside(w, failures);
-    auto acquisition = w.lock.async_acquire(request, handler);
+    auto acquisition = w.lock.async_acquire(request, async_handler(w, request, slot, async_index, again, failures));
     ++w.async_issued;
-    if (call.style == WaitStyle::kAsyncCancelled) {
+    if (cancel_index != kNotCancelled) {
       w.cancelled_slot[cancel_index] = async_index;
       w.acquisitions[cancel_index] = std::move(acquisition);
     }
   } catch (const std::bad_alloc&) {
     // The call failed before it returned: it holds nothing, its handler never runs.
   }
+}
+
+void call_async(World& w, const LockCall& call, const model::Request& request, std::uint32_t slot,
+                std::size_t async_index, std::size_t cancel_index, AllocationFailures failures) {
+  const std::size_t again = call.style == WaitStyle::kAsyncAgain ? 1 : 0;
+  issue_async(w, request, slot, async_index, again,
+              call.style == WaitStyle::kAsyncCancelled ? cancel_index : kNotCancelled, failures);
 }
 
 // A lock thread: its calls in order, nested ones held to the end.
@@ -154,10 +186,11 @@ void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, FirstIndices
   std::size_t cancel_index = first.cancel;
   for (std::size_t c = 0; c < plan.calls.size(); ++c) {
     const auto& call = plan.calls[c];
-    if (call.style == WaitStyle::kAsync || call.style == WaitStyle::kAsyncCancelled) {
+    if (const std::size_t n = async_slots(call.style); n > 0) {
       const std::size_t async_index = async_slot - w.requests.size();
-      call_async(w, call, w.requests[t][c], static_cast<std::uint32_t>(async_slot++), async_index, cancel_index,
+      call_async(w, call, w.requests[t][c], static_cast<std::uint32_t>(async_slot), async_index, cancel_index,
                  failures);
+      async_slot += n;
       if (call.style == WaitStyle::kAsyncCancelled) ++cancel_index;
       continue;
     }
@@ -192,7 +225,7 @@ runtime::Program make_program(const impl::Scheme& scheme, const LockProgram& pro
     run.threads.push_back([w, plan, t, first, failures] { lock_thread(*w, *plan, t, first, failures); });
     for (const auto& c : plan->calls) {
       first.stop += c.style == WaitStyle::kStoppable ? 1 : 0;
-      first.async += c.style == WaitStyle::kAsync || c.style == WaitStyle::kAsyncCancelled ? 1 : 0;
+      first.async += async_slots(c.style);
       first.cancel += c.style == WaitStyle::kAsyncCancelled ? 1 : 0;
     }
   }

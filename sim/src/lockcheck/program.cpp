@@ -50,8 +50,18 @@ std::string_view to_string(WaitStyle style) noexcept {
     case WaitStyle::kStoppable: return "stoppable";
     case WaitStyle::kAsync: return "async";
     case WaitStyle::kAsyncCancelled: return "async cancelled";
+    case WaitStyle::kAsyncAgain: return "async again";
   }
   return "?";
+}
+
+std::size_t async_slots(WaitStyle style) noexcept {
+  switch (style) {
+    case WaitStyle::kAsync:
+    case WaitStyle::kAsyncCancelled: return 1;
+    case WaitStyle::kAsyncAgain: return 2;
+    default: return 0;
+  }
 }
 
 std::size_t LockProgram::stoppable_calls() const noexcept {
@@ -65,7 +75,7 @@ std::size_t LockProgram::stoppable_calls() const noexcept {
 std::size_t LockProgram::async_calls() const noexcept {
   std::size_t n = 0;
   for (const auto& t : threads) {
-    for (const auto& c : t.calls) n += c.style == WaitStyle::kAsync || c.style == WaitStyle::kAsyncCancelled ? 1 : 0;
+    for (const auto& c : t.calls) n += async_slots(c.style);
   }
   return n;
 }
@@ -176,6 +186,8 @@ std::vector<LockProgram> builtin_programs() {
                {{call(write(p("/a")))}}}),
       program("async-gate", "an async root writer closes the gate on fast readers, one of them async",
               {{{call(read(p("/a")))}}, {{call(write(p("/")), WaitStyle::kAsync)}}, {{call(read(p("/b")), WaitStyle::kAsync)}}}),
+      program("async-handler-acquires-again", "a handler releases and starts the next acquisition beside a writer",
+              {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsyncAgain)}}, {{call(read(p("/a/b")))}}}),
   };
 }
 

@@ -58,6 +58,9 @@ struct BasicPathLock<P>::AsyncOp {
   Node* node = nullptr;
   bool cancel_requested = false;
   AcquireStatus cancel_reason = AcquireStatus::kCancelled;
+  // Completed while another handler ran on the completing thread: its
+  // handler runs from the resume queue, after that one.
+  bool deliver_later = false;
 };
 
 template <typename P>
@@ -114,7 +117,7 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
     // Granted at once. Inside a handler (resumes held back), the handler
     // is deferred like a resume, so that handlers never nest.
     all_granted = next == steps.size();
-    if (all_granted && !impl::ResumeQueue<AsyncOp>::mine().running) {
+    if (all_granted && !impl::ResumeQueue<AsyncOp>::mine().in_handler) {
       granted = std::move(guard);
       return AsyncStart::kGrantedInline;
     }
@@ -184,6 +187,10 @@ void BasicPathLock<P>::run_async(AsyncOp* op) noexcept {
 
 template <typename P>
 void BasicPathLock<P>::resume_async(AsyncOp* op) noexcept {
+  if (op->deliver_later) {  // completed: only its handler is left to run
+    deliver_async(op);
+    return;
+  }
   {
     std::lock_guard<typename P::Mutex> hold(op->mu);
     // kQueued: its waiter was granted. kRunning: an acquisition granted at
@@ -208,7 +215,19 @@ void BasicPathLock<P>::finish_async(AsyncOp* op, AcquireStatus status) noexcept 
     std::lock_guard<typename P::Mutex> hold(op->mu);
     op->phase = AsyncOp::Phase::kCompleted;
   }
+  if (impl::ResumeQueue<AsyncOp>::mine().in_handler) {
+    op->deliver_later = true;
+    defer_resume(op);  // a scope up this stack runs the queue once that handler returns
+    return;
+  }
+  deliver_async(op);
+}
+
+template <typename P>
+void BasicPathLock<P>::deliver_async(AsyncOp* op) noexcept {
+  const bool owner = enter_handler();
   op->completion->complete(std::move(op->guard));
+  leave_handler(owner);
   unref_async(op);
 }
 

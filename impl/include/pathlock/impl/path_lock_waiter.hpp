@@ -76,6 +76,7 @@ struct ResumeQueue {
   Op* head = nullptr;
   Op* tail = nullptr;
   bool running = false;  // resumes are held back: a loop or a HoldResumes is on this thread's stack
+  bool in_handler = false;  // a handler runs on this thread: another one is deferred, never nested
   static ResumeQueue& mine() noexcept {
     thread_local ResumeQueue queue;
     return queue;
@@ -101,6 +102,18 @@ void BasicPathLock<P>::release_resumes(bool owner) noexcept {
   if (!owner) return;
   impl::ResumeQueue<AsyncOp>::mine().running = false;
   run_deferred_resumes();
+}
+
+template <typename P>
+bool BasicPathLock<P>::enter_handler() noexcept {
+  impl::ResumeQueue<AsyncOp>::mine().in_handler = true;
+  return hold_resumes();
+}
+
+template <typename P>
+void BasicPathLock<P>::leave_handler(bool owner) noexcept {
+  impl::ResumeQueue<AsyncOp>::mine().in_handler = false;
+  release_resumes(owner);
 }
 
 template <typename P>

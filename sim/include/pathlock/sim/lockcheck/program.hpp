@@ -18,6 +18,9 @@
 //               it) holds the request for one step and releases it.
 //   kAsyncCancelled  kAsync, and a canceller thread of its own cancels the
 //               acquisition at whatever point the scheduler picks.
+//   kAsyncAgain kAsync, whose handler, once it has released, starts a
+//               second async acquisition of the same request (from inside
+//               a handler: granted at once, its handler must run after).
 //
 // The family is a fixed list of programs, each aimed at one mechanism of the
 // lock (the root gate's close and drain, eviction and reuse of idle entries,
@@ -35,7 +38,9 @@
 
 namespace pathlock::sim::lockcheck {
 
-enum class WaitStyle : std::uint8_t { kBlocking, kTry, kTimed, kStoppable, kAsync, kAsyncCancelled };
+enum class WaitStyle : std::uint8_t { kBlocking, kTry, kTimed, kStoppable, kAsync, kAsyncCancelled, kAsyncAgain };
+// Async acquisitions a call of this style makes (each has a ledger slot and a handler record).
+std::size_t async_slots(WaitStyle style) noexcept;
 enum class AfterGrant : std::uint8_t { kReleaseBeforeNext, kHoldToEnd };
 
 std::string_view to_string(WaitStyle style) noexcept;
