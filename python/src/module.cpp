@@ -1,0 +1,83 @@
+// pathlock._native: the C++ lock for the `pathlock` Python package
+// (python/pathlock/__init__.py is the public face; see its docstring).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "acquisition.hpp"
+#include "native_lock.hpp"
+#include "pathlock/model/path.hpp"
+#include "pathlock/model/error.hpp"
+#include "pathlock/version.hpp"
+#include "request_conversion.hpp"
+
+namespace py = pybind11;
+using pathlock::python::Acquisition;
+using pathlock::python::NativeLock;
+
+namespace {
+
+std::vector<std::string> builtin_scheme_names() {
+  std::vector<std::string> names;
+  for (const auto* scheme : pathlock::impl::builtin_schemes()) names.push_back(scheme->name());
+  return names;
+}
+
+std::string path_of_key(const std::string& key) {
+  try {
+    return pathlock::model::Path::from_key(key).str();
+  } catch (const pathlock::model::InputError& e) {
+    throw py::value_error(e.what());
+  }
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "The C++ PathLock behind the pathlock package.";
+  m.attr("VERSION") = PATHLOCK_VERSION;
+  m.attr("SCHEMES") = py::tuple(py::cast(builtin_scheme_names()));
+  m.def("path_of_key", &path_of_key, py::arg("key"),
+        "The path of an S3 key: 'a/b/c' -> '/a/b/c', 'a/b/' -> '/a/b'. ValueError for a malformed key.");
+
+  py::class_<NativeLock>(m, "Lock", py::dynamic_attr())
+      .def(py::init([](const std::string& scheme) { return NativeLock::builtin(scheme); }), py::arg("scheme"))
+      .def(py::init([](const std::string& scheme_text, const std::string& source) {
+             return NativeLock::from_scheme_text(scheme_text, source);
+           }),
+           py::arg("scheme_text"), py::arg("source"))
+      .def(
+          "__call__",
+          [](py::object self, py::handle read, py::handle write, py::handle timeout) {
+            auto& lock = self.cast<NativeLock&>();
+            return Acquisition(self, lock, pathlock::python::to_request(read, write),
+                               pathlock::python::to_timeout(timeout));
+          },
+          py::arg("read") = py::none(), py::arg("write") = py::none(), py::kw_only(), py::arg("timeout") = py::none())
+      .def_property_readonly("scheme", [](const NativeLock& l) { return l.scheme().name(); })
+      .def("active_locks", [](NativeLock& l) { return l.lock().active_locks(); })
+      .def("idle_locks", [](NativeLock& l) { return l.lock().idle_locks(); })
+      .def("waiting_acquisitions", [](NativeLock& l) { return l.lock().waiting_acquisitions(); })
+      .def("check_invariants", [](NativeLock& l) { return l.lock().check_invariants(); })
+      .def("describe_waits", [](NativeLock& l) { return l.lock().describe_waits(); });
+
+  py::class_<Acquisition>(m, "Acquisition")
+      .def("acquire", &Acquisition::acquire, py::arg("blocking") = true, py::arg("timeout") = py::none())
+      .def("release", &Acquisition::release)
+      .def_property_readonly("held", &Acquisition::held)
+      .def_property_readonly("request", [](const Acquisition& a) { return a.request().to_string(); })
+      .def("__enter__",
+           [](py::object self) {
+             self.cast<Acquisition&>().enter();
+             return self;
+           })
+      .def("__exit__",
+           [](Acquisition& a, py::handle, py::handle, py::handle) {
+             a.release();
+             return false;
+           })
+      .def("__repr__", &Acquisition::describe);
+}
