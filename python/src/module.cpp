@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "acquisition.hpp"
+#include "fast_methods.hpp"
 #include "native_lock.hpp"
 #include "pathlock/model/path.hpp"
 #include "pathlock/model/error.hpp"
@@ -43,20 +44,12 @@ PYBIND11_MODULE(_native, m) {
   m.def("path_of_key", &path_of_key, py::arg("key"),
         "The path of an S3 key: 'a/b/c' -> '/a/b/c', 'a/b/' -> '/a/b'. ValueError for a malformed key.");
 
-  py::class_<NativeLock>(m, "Lock", py::dynamic_attr())
+  auto lock_class = py::class_<NativeLock>(m, "Lock", py::dynamic_attr())
       .def(py::init([](const std::string& scheme) { return NativeLock::builtin(scheme); }), py::arg("scheme"))
       .def(py::init([](const std::string& scheme_text, const std::string& source) {
              return NativeLock::from_scheme_text(scheme_text, source);
            }),
            py::arg("scheme_text"), py::arg("source"))
-      .def(
-          "__call__",
-          [](py::object self, py::handle read, py::handle write, py::handle timeout) {
-            auto& lock = self.cast<NativeLock&>();
-            return Acquisition(self, lock, pathlock::python::to_request(read, write),
-                               pathlock::python::to_timeout(timeout));
-          },
-          py::arg("read") = py::none(), py::arg("write") = py::none(), py::kw_only(), py::arg("timeout") = py::none())
       .def_property_readonly("scheme", [](const NativeLock& l) { return l.scheme().name(); })
       .def("active_locks", [](NativeLock& l) { return l.lock().active_locks(); })
       .def("idle_locks", [](NativeLock& l) { return l.lock().idle_locks(); })
@@ -64,20 +57,11 @@ PYBIND11_MODULE(_native, m) {
       .def("check_invariants", [](NativeLock& l) { return l.lock().check_invariants(); })
       .def("describe_waits", [](NativeLock& l) { return l.lock().describe_waits(); });
 
-  py::class_<Acquisition>(m, "Acquisition")
+  auto acquisition_class = py::class_<Acquisition>(m, "Acquisition")
       .def("acquire", &Acquisition::acquire, py::arg("blocking") = true, py::arg("timeout") = py::none())
       .def("release", &Acquisition::release)
       .def_property_readonly("held", &Acquisition::held)
       .def_property_readonly("request", [](const Acquisition& a) { return a.request().to_string(); })
-      .def("__enter__",
-           [](py::object self) {
-             self.cast<Acquisition&>().enter();
-             return self;
-           })
-      .def("__exit__",
-           [](Acquisition& a, py::handle, py::handle, py::handle) {
-             a.release();
-             return false;
-           })
       .def("__repr__", &Acquisition::describe);
+  pathlock::python::install_fast_methods(lock_class, acquisition_class);
 }

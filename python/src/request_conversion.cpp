@@ -12,16 +12,24 @@ namespace pathlock::python {
 
 namespace {
 
-bool is_single_path(py::handle item) {
-  return PyUnicode_Check(item.ptr()) || py::hasattr(item, "__fspath__");
-}
-
 void append_paths(py::handle items, std::vector<model::Path>& out) {
-  if (items.is_none()) return;
-  if (PyBytes_Check(items.ptr())) {
+  PyObject* obj = items.ptr();
+  if (obj == Py_None) return;
+  if (PyUnicode_Check(obj)) {
+    out.push_back(to_path(items));
+    return;
+  }
+  if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {  // the common case, without an iterator
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    PyObject** item = PySequence_Fast_ITEMS(obj);
+    out.reserve(out.size() + static_cast<std::size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) out.push_back(to_path(item[i]));
+    return;
+  }
+  if (PyBytes_Check(obj)) {
     throw py::type_error("paths are text (str or pathlib.PurePosixPath), not bytes: " + std::string(py::repr(items)));
   }
-  if (is_single_path(items)) {
+  if (py::hasattr(items, "__fspath__")) {
     out.push_back(to_path(items));
     return;
   }
