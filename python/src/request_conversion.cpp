@@ -57,10 +57,18 @@ model::Path to_path(py::handle item) {
   Py_ssize_t size = 0;
   const char* bytes = PyUnicode_AsUTF8AndSize(text.ptr(), &size);  // UnicodeEncodeError is a ValueError
   if (bytes == nullptr) throw py::error_already_set();
+  const std::string_view path(bytes, static_cast<std::size_t>(size));
   try {
-    return model::Path::parse(std::string_view(bytes, static_cast<std::size_t>(size)));
+    return model::Path::parse(path);
   } catch (const model::InputError& e) {
-    throw py::value_error(e.what());  // the model's message names the path and the problem
+    // The model names the problem, and the path where that is short enough
+    // to quote; the error always names it (a long one cut short).
+    const std::string message = e.what();
+    if (message.find(path) != std::string::npos) throw py::value_error(message);
+    constexpr std::size_t kQuoted = 60;
+    std::string quoted(py::repr(text.ptr() == item.ptr() ? text : py::reinterpret_borrow<py::object>(item)));
+    if (quoted.size() > kQuoted) quoted = quoted.substr(0, kQuoted) + "...";
+    throw py::value_error("path " + quoted + ": " + message);
   }
 }
 
