@@ -15,6 +15,15 @@ std::string_view to_string(AcquireStatus status) noexcept {
     case AcquireStatus::kTimedOut: return "timed out";
     case AcquireStatus::kCancelled: return "cancelled";
     case AcquireStatus::kReleased: return "released";
+    case AcquireStatus::kFailed: return "failed";
+  }
+  return "?";
+}
+
+std::string_view to_string(CancelOutcome outcome) noexcept {
+  switch (outcome) {
+    case CancelOutcome::kCancelled: return "cancelled";
+    case CancelOutcome::kAlreadyCompleted: return "already completed";
   }
   return "?";
 }

@@ -60,6 +60,30 @@
 // overtaken by a request incompatible with it: a writer is not starved by a
 // stream of readers, and only compatible requests bypass anyone.
 //
+// ASYNC. async_acquire(request, handler) never blocks a thread. It takes
+// the plan's steps at once, like try_acquire; if every lock is free the
+// handler runs inline, before the call returns, and nothing is allocated.
+// If a step must wait, the acquisition becomes a heap op (the request
+// copied, the handler boxed: its only allocation) queued on that lock like
+// any waiter, in the same FIFO order, and the call returns. The thread that
+// grants it (a release, or a cancel that unblocks it) takes its remaining
+// steps after leaving the shard lock, and runs the handler once every step
+// is held. Handlers granted during a handler run after it, in turn, not
+// inside it: a chain of handlers that release at once uses constant stack.
+// AsyncAcquisition::cancel() withdraws a waiting acquisition: its handler
+// runs with kCancelled (or kTimedOut, for a caller's timer) and nothing
+// held, and those queued behind it move up. The handler runs exactly once:
+//
+//   granted at once        inline, kGranted
+//   granted later          on the granting thread, kGranted
+//   cancel() while queued  on the cancelling thread, before cancel() returns
+//   cancel() while running on the thread taking its steps, before it queues
+//   out of memory later    kFailed, nothing held
+//
+// A handler must not throw, nor block on this lock (it runs on a thread that
+// is releasing): post blocking work to an executor. acquire_async() wraps
+// it as a C++20 awaitable.
+//
 // MEMORY. An entry exists while its lock is held or waited for (active) and,
 // once idle, stays in its shard's LRU idle list for reuse by the next request
 // on that path: at most PathLockOptions::max_idle_locks_per_shard per shard;
@@ -125,18 +149,24 @@
 // already past is not an error: the acquire gets whatever it can without
 // waiting, and returns kTimedOut if it would have had to wait.
 
+#include <atomic>
 #include <chrono>
+#include <coroutine>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "pathlock/impl/lock_queue.hpp"
+#include "pathlock/impl/plan.hpp"
 #include "pathlock/impl/platform.hpp"
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/model/request.hpp"
@@ -149,8 +179,17 @@ enum class AcquireStatus {
   kTimedOut,    // the deadline passed first; nothing is held
   kCancelled,   // the stop token was triggered first; nothing is held
   kReleased,    // the guard was released, moved from, or default-constructed
+  kFailed,      // async_acquire: an allocation failed after the call had
+                // returned; nothing is held (a blocking call throws instead)
 };
 std::string_view to_string(AcquireStatus status) noexcept;
+
+// What AsyncAcquisition::cancel() found (ASYNC above).
+enum class CancelOutcome : std::uint8_t {
+  kCancelled,         // withdrawn: its handler runs (or ran) once, with the reason, holding nothing
+  kAlreadyCompleted,  // its handler has run, or is running, with its final guard
+};
+std::string_view to_string(CancelOutcome outcome) noexcept;
 
 // What a blocking acquire by a thread that already holds a guard of the same
 // lock does (NESTING): it can deadlock even without a conflict.
@@ -185,6 +224,8 @@ class BasicPathLock {
   using Clock = typename P::Clock;
   using StopToken = typename P::StopToken;
   class Guard;
+  class AsyncAcquisition;
+  class AcquireAwaitable;
 
   // REQUIRES: `scheme` outlives the lock.
   explicit BasicPathLock(const impl::Scheme& scheme, PathLockOptions options = {});
@@ -205,6 +246,21 @@ class BasicPathLock {
   template <typename Rep, typename Period>
   [[nodiscard]] Guard acquire_for(const model::Request& request, std::chrono::duration<Rep, Period> timeout,
                                   StopToken stop = {});
+
+  // Never blocks a thread (ASYNC above): runs `handler` (void(Guard)) exactly
+  // once, with a guard that is kGranted, kCancelled or kTimedOut (by cancel),
+  // or kFailed. Inline, before returning, when every lock is free; otherwise
+  // on the thread whose release (or cancel) completes the grant, outside
+  // every lock of PathLock. The request is copied if the acquisition waits.
+  // Throws (holding nothing, the handler not run) only if an allocation
+  // fails before it returns. REQUIRES: the lock outlives the acquisition;
+  // the handler neither throws nor blocks on this lock.
+  template <typename Handler>
+  AsyncAcquisition async_acquire(const model::Request& request, Handler handler);
+  // C++20: `Guard g = co_await lock.acquire_async(request, stop_token);`
+  // resumed on the granting thread; a stop request cancels the wait
+  // (kCancelled). REQUIRES: the request outlives the co_await expression.
+  [[nodiscard]] AcquireAwaitable acquire_async(const model::Request& request, StopToken stop = {});
 
   // The design notes' operations, blocking. They build the request (which
   // allocates); for a hot path, build the request once and call acquire().
@@ -249,6 +305,39 @@ class BasicPathLock {
   using Atomic = typename P::template Atomic<T>;
   using SpinLockHolder = impl::Locked<typename P::SpinLock>;
   enum class WaitPolicy { kNever, kUntilDeadline, kForever };
+  // One step of a plan: granted at once, queued with the waiter the caller
+  // gave, or neither (the caller gave none; nothing of the step is held).
+  enum class StepResult : std::uint8_t { kGranted, kQueued, kMustWait };
+  template <typename MakeWaiter>
+  StepResult take_step(const impl::StepView& step, Guard& guard, Node*& node, MakeWaiter&& make_waiter);
+  // ASYNC (impl/path_lock_async.hpp). The handler, boxed only once a step
+  // must wait: the one allocation of an acquisition that waits.
+  struct AsyncOp;
+  struct AsyncCompletion {
+    virtual ~AsyncCompletion() = default;
+    virtual void complete(Guard guard) noexcept = 0;
+  };
+  template <typename Handler>
+  struct AsyncCompletionFor;
+  using BoxHandler = std::unique_ptr<AsyncCompletion> (*)(void* handler);
+  enum class AsyncStart : std::uint8_t { kGrantedInline, kHandedOff };
+  // kGrantedInline: `granted` holds every lock and the handler was not
+  // boxed. kHandedOff: the boxed handler runs (or ran) from the op `handle` names.
+  AsyncStart start_async(const model::Request& request, Guard& granted, BoxHandler box, void* handler,
+                         AsyncAcquisition& handle);
+  // Takes the op's steps from its next one; queues, or completes it.
+  void run_async(AsyncOp* op) noexcept;
+  // The op's waiter was granted: counts the lock held and runs on.
+  void resume_async(AsyncOp* op) noexcept;
+  void finish_async(AsyncOp* op, AcquireStatus status) noexcept;
+  CancelOutcome cancel_async(AsyncOp* op, AcquireStatus reason);
+  static void unref_async(AsyncOp* op) noexcept;
+  // Async ops granted by this thread wait in a thread-local queue;
+  // run_deferred_resumes() resumes them, unless a resume already runs on
+  // this thread (then that one's loop does): a handler that releases a guard
+  // does not recurse.
+  static void defer_resume(AsyncOp* op) noexcept;
+  static void run_deferred_resumes() noexcept;
   Guard acquire_impl(const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline,
                      StopToken stop);
   // The task id under which the root gate's fast holders in `mode` hold the
@@ -347,6 +436,115 @@ class BasicPathLock<P>::Guard {
   Held inline_[kInline];
   std::vector<Held> heap_;  // steps beyond kInline
 };
+
+// The handle of an async_acquire: cancels it. Destroying it does not cancel.
+// Movable; one owner at a time; cancel() is thread-safe against the grant.
+template <typename P>
+class BasicPathLock<P>::AsyncAcquisition {
+ public:
+  AsyncAcquisition() = default;
+  AsyncAcquisition(AsyncAcquisition&& other) noexcept : op_(std::exchange(other.op_, nullptr)) {}
+  AsyncAcquisition& operator=(AsyncAcquisition&& other) noexcept {
+    if (this != &other) {
+      reset();
+      op_ = std::exchange(other.op_, nullptr);
+    }
+    return *this;
+  }
+  AsyncAcquisition(const AsyncAcquisition&) = delete;
+  AsyncAcquisition& operator=(const AsyncAcquisition&) = delete;
+  ~AsyncAcquisition() { reset(); }
+
+  // Withdraws the acquisition if it has not completed: its handler then
+  // runs with `reason` (kCancelled or kTimedOut; anything else throws
+  // std::invalid_argument) and nothing held: on this thread, before cancel()
+  // returns, if it was queued; else on the thread taking its steps. An
+  // acquisition that completed at once (an empty handle): kAlreadyCompleted.
+  CancelOutcome cancel(AcquireStatus reason = AcquireStatus::kCancelled);
+
+ private:
+  friend class BasicPathLock;
+  void reset() noexcept {
+    if (op_ != nullptr) unref_async(std::exchange(op_, nullptr));
+  }
+  AsyncOp* op_ = nullptr;
+};
+
+template <typename P>
+template <typename Handler>
+struct BasicPathLock<P>::AsyncCompletionFor final : AsyncCompletion {
+  explicit AsyncCompletionFor(Handler&& h) : handler(std::move(h)) {}
+  void complete(Guard guard) noexcept override { handler(std::move(guard)); }
+  Handler handler;
+};
+
+template <typename P>
+template <typename Handler>
+typename BasicPathLock<P>::AsyncAcquisition BasicPathLock<P>::async_acquire(const model::Request& request,
+                                                                            Handler handler) {
+  static_assert(std::is_invocable_v<Handler&, Guard>, "the handler is called as handler(Guard)");
+  const BoxHandler box = [](void* h) -> std::unique_ptr<AsyncCompletion> {
+    return std::make_unique<AsyncCompletionFor<Handler>>(std::move(*static_cast<Handler*>(h)));
+  };
+  Guard granted;
+  AsyncAcquisition handle;
+  if (start_async(request, granted, box, &handler, handle) == AsyncStart::kGrantedInline) {
+    handler(std::move(granted));
+  }
+  return handle;
+}
+
+// `co_await lock.acquire_async(request)`. Suspends unless granted at once;
+// the handler that completes the acquisition resumes the coroutine, unless
+// it ran before the coroutine had suspended (then it never suspends).
+template <typename P>
+class BasicPathLock<P>::AcquireAwaitable {
+ public:
+  AcquireAwaitable(BasicPathLock& lock, const model::Request& request, StopToken stop)
+      : lock_(lock), request_(request), stop_(std::move(stop)) {}
+  AcquireAwaitable(const AcquireAwaitable&) = delete;
+  AcquireAwaitable& operator=(const AcquireAwaitable&) = delete;
+
+  bool await_ready() const noexcept { return false; }
+  bool await_suspend(std::coroutine_handle<> coroutine) {
+    coroutine_ = coroutine;
+    acquisition_ = lock_.async_acquire(request_, Resume{this});
+    if (stop_.stop_possible()) on_stop_.emplace(stop_, CancelOnStop{this});
+    // Whoever comes second of this and the handler resumes the coroutine.
+    return !handed_off_.exchange(true, std::memory_order_acq_rel);
+  }
+  Guard await_resume() {
+    on_stop_.reset();  // waits for a stop callback running on another thread
+    return std::move(result_);
+  }
+
+ private:
+  struct Resume {
+    AcquireAwaitable* self;
+    void operator()(Guard guard) noexcept {
+      self->result_ = std::move(guard);
+      if (self->handed_off_.exchange(true, std::memory_order_acq_rel)) self->coroutine_.resume();
+    }
+  };
+  struct CancelOnStop {
+    AcquireAwaitable* self;
+    void operator()() noexcept { (void)self->acquisition_.cancel(); }
+  };
+  BasicPathLock& lock_;
+  const model::Request& request_;
+  StopToken stop_;
+  std::coroutine_handle<> coroutine_;
+  Guard result_;
+  std::atomic<bool> handed_off_{false};
+  AsyncAcquisition acquisition_;
+  std::optional<typename P::template StopCallback<CancelOnStop>> on_stop_;
+};
+
+template <typename P>
+typename BasicPathLock<P>::AcquireAwaitable BasicPathLock<P>::acquire_async(const model::Request& request,
+                                                                            StopToken stop) {
+  return AcquireAwaitable(*this, request, std::move(stop));
+}
 
 template <typename P>
 template <typename Rep, typename Period>

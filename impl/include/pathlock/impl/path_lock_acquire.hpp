@@ -81,6 +81,47 @@ void BasicPathLock<P>::release_node(Node* node, impl::ModeId mode, impl::TaskId 
 }
 
 template <typename P>
+template <typename MakeWaiter>
+typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::StepView& step, Guard& guard,
+                                                                  Node*& node, MakeWaiter&& make_waiter) {
+  const bool on_root = step.lock.size() == 1;  // "/"
+  if (on_root && try_fast_root(step.mode, guard.id_)) {
+    impl::observe<P>(impl::LockEvent::kGranted, "/", guard.id_, step.mode);
+    guard.push(nullptr, step.mode);
+    return StepResult::kGranted;
+  }
+  const std::uint64_t hash = impl::path_hash(step.lock);
+  Shard& s = shard_for(hash);
+  SpinLockHolder hold(s.mu);
+  node = s.find_or_create(step.lock, hash, options_.max_idle_locks_per_shard);  // strong guarantee
+  try {
+    if (on_root && !gate_->admits(step.mode)) close_gate(node);  // strong guarantee
+    if (node->queue.try_acquire(scheme_, guard.id_, step.mode)) {
+      impl::observe<P>(impl::LockEvent::kGranted, node->key, guard.id_, step.mode);
+      guard.push(node, step.mode);  // within the room the caller reserved
+      return StepResult::kGranted;
+    }
+    if (Waiter* waiting = make_waiter()) {
+      node->sleepers.reserve(node->sleepers.size() + 1);  // before queueing: no waiter without a sleeper
+      node->queue.acquire(scheme_, guard.id_, step.mode);  // queues: try_acquire said so
+      node->sleepers.emplace_back(guard.id_, waiting);
+      impl::observe<P>(impl::LockEvent::kQueued, node->key, guard.id_, step.mode);
+      return StepResult::kQueued;
+    }
+  } catch (...) {
+    // Out of memory: nothing of this step is held or queued. Leave the
+    // entry as a release would (listed if idle, the gate reopened if we
+    // closed it); the caller rolls back the earlier steps.
+    Waiter* none = nullptr;
+    settle(node, {}, none);
+    throw;
+  }
+  Waiter* none = nullptr;
+  settle(node, {}, none);  // reopens a gate we closed, lists the entry if idle
+  return StepResult::kMustWait;
+}
+
+template <typename P>
 typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Request& request, WaitPolicy policy,
                                                                 typename Clock::time_point deadline,
                                                                 StopToken stop) {
@@ -96,61 +137,29 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
     blocked_status = AcquireStatus::kTimedOut;
     if (Clock::now() >= deadline) policy = WaitPolicy::kNever;
   }
-  // Per thread: a thread runs one acquire at a time (it blocks inside it
-  // while it waits), so the buffer is never shared. The deterministic
-  // runtime runs each logical thread on an OS thread of its own.
-  thread_local impl::StepBuffer steps;
+  impl::ScratchSteps scratch;
+  impl::StepBuffer& steps = scratch.get();
   impl::plan_into(scheme_, request, steps);
   // Room for every hold before the first: recording a hold never throws.
   if (steps.size() > Guard::kInline) guard.heap_.reserve(steps.size() - Guard::kInline);
   guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
   for (const auto& step : steps) {
-    const bool on_root = step.lock.size() == 1;  // "/"
-    if (on_root && try_fast_root(step.mode, guard.id_)) {
-      impl::observe<P>(impl::LockEvent::kGranted, "/", guard.id_, step.mode);
-      guard.push(nullptr, step.mode);
-      continue;
-    }
-    const std::uint64_t hash = impl::path_hash(step.lock);
-    Shard& s = shard_for(hash);
     WaiterSlot waiting;  // constructed only if this step must wait
     Node* node = nullptr;
-    {
-      SpinLockHolder hold(s.mu);
-      node = s.find_or_create(step.lock, hash, options_.max_idle_locks_per_shard);  // strong guarantee
-      try {
-        if (on_root && !gate_->admits(step.mode)) close_gate(node);  // strong guarantee
-        if (node->queue.try_acquire(scheme_, guard.id_, step.mode)) {
-          impl::observe<P>(impl::LockEvent::kGranted, node->key, guard.id_, step.mode);
-          guard.push(node, step.mode);  // within the room reserved above
-          continue;
-        }
-        if (policy != WaitPolicy::kNever) {
-          node->sleepers.reserve(node->sleepers.size() + 1);  // before queueing: no waiter without a sleeper
-          node->queue.acquire(scheme_, guard.id_, step.mode);  // queues: try_acquire said so
-          node->sleepers.emplace_back(guard.id_, &waiting.emplace());
-          waiting->request = &request;  // read by describe_waits() under this shard lock
-          impl::observe<P>(impl::LockEvent::kQueued, node->key, guard.id_, step.mode);
-        }
-      } catch (...) {
-        // Out of memory: nothing of this step is held or queued. Leave the
-        // entry as a release would (listed if idle, the gate reopened if we
-        // closed it); the guard's destructor rolls back the earlier steps.
-        Waiter* none = nullptr;
-        settle(node, {}, none);
-        throw;
-      }
-      if (!waiting) {
-        Waiter* none = nullptr;
-        settle(node, {}, none);  // reopens a gate we closed, lists the entry if idle
-      }
-    }
-    if (!waiting) {
+    const StepResult result = take_step(step, guard, node, [&]() -> Waiter* {
+      if (policy == WaitPolicy::kNever) return nullptr;
+      Waiter& w = waiting.emplace();
+      w.request = &request;  // read by describe_waits() under the shard lock
+      return &w;
+    });
+    if (result == StepResult::kGranted) continue;
+    if (result == StepResult::kMustWait) {
       // Outside the shard lock: rolling back takes the shard locks of the held locks.
       guard.release();
       guard.status_ = blocked_status;
       return guard;
     }
+    Shard& s = *node->shard;
     const AcquireStatus outcome = wait_for_grant(*waiting, policy, deadline, stop);
     if (outcome == AcquireStatus::kGranted) {
       guard.push(node, step.mode);

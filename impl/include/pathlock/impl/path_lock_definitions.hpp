@@ -12,11 +12,13 @@
 //   path_lock_waiter.hpp   spin-then-sleep, the wake protocol, stop callbacks
 //   path_lock_gate.hpp     the root gate: fast holders, close, drain, reopen
 //   path_lock_acquire.hpp  acquire, rollback, release, Guard
+//   path_lock_async.hpp    async_acquire: ops, resume on the granting thread, cancel
 //   path_lock_nesting.hpp  the report of unsafe nested acquisition
 //   path_lock_invariants.hpp  check_invariants()
 //   path_lock_describe.hpp    describe_waits()
 
 #include "pathlock/impl/path_lock_acquire.hpp"
+#include "pathlock/impl/path_lock_async.hpp"
 #include "pathlock/impl/path_lock_describe.hpp"
 #include "pathlock/impl/path_lock_gate.hpp"
 #include "pathlock/impl/path_lock_nesting.hpp"

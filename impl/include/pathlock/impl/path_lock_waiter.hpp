@@ -42,6 +42,9 @@ struct BasicPathLock<P>::Waiter {
   bool cancelled = false;           // set by the stop callback, under mu
   Waiter* next_to_wake = nullptr;   // a wake list, while kGranted
   const model::Request* request = nullptr;  // what it acquires, for describe_waits()
+  // An async acquisition's waiter: a grant resumes the op (on the granting
+  // thread, once it has left the shard lock) instead of waking a thread.
+  AsyncOp* async = nullptr;
   bool granted() const noexcept { return state.load(std::memory_order_acquire) != State::kWaiting; }
 };
 
@@ -85,13 +88,21 @@ inline void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::Loc
 
 template <typename P>
 inline void BasicPathLock<P>::wake_all(Waiter* to_wake) noexcept {
+  bool deferred = false;
   while (to_wake != nullptr) {
     Waiter* w = to_wake;
     to_wake = w->next_to_wake;  // read first: once woken, w may be gone
+    if (w->async != nullptr) {
+      defer_resume(w->async);
+      deferred = true;
+      continue;
+    }
     std::lock_guard<typename P::Mutex> hold(w->mu);
     w->state.store(Waiter::State::kWoken, std::memory_order_release);
     w->cv.notify_one();
   }
+  // After the threads are woken: resuming an op may run its handler.
+  if (deferred) run_deferred_resumes();
 }
 
 template <typename P>

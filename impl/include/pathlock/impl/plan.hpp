@@ -88,6 +88,40 @@ class StepBuffer {
 // plan has more than StepBuffer::kInline steps.
 void plan_into(const Scheme& scheme, const model::Request& request, StepBuffer& out);
 
+// A thread's scratch buffer for a plan, reentrant: a call made while the
+// thread's buffer is in use (by a handler that an async grant runs in the
+// middle of an acquire) gets a buffer of its own.
+class ScratchSteps {
+ public:
+  ScratchSteps() {
+    Slot& slot = thread_slot();
+    if (!slot.in_use) {
+      slot.in_use = true;
+      buffer_ = &slot.buffer;
+    } else {
+      buffer_ = &own_.emplace();
+    }
+  }
+  ~ScratchSteps() {
+    if (!own_) thread_slot().in_use = false;
+  }
+  ScratchSteps(const ScratchSteps&) = delete;
+  ScratchSteps& operator=(const ScratchSteps&) = delete;
+  StepBuffer& get() noexcept { return *buffer_; }
+
+ private:
+  struct Slot {
+    StepBuffer buffer;
+    bool in_use = false;
+  };
+  static Slot& thread_slot() noexcept {
+    thread_local Slot slot;
+    return slot;
+  }
+  std::optional<StepBuffer> own_;
+  StepBuffer* buffer_ = nullptr;
+};
+
 struct LockStep {
   model::Path lock;  // for a global scheme, the root path stands for the one lock
   ModeId mode;

@@ -1,0 +1,359 @@
+// PathLock's asynchronous acquire, under every built-in scheme: a handler
+// runs exactly once, inline when every lock is free, else on the thread
+// whose release (or cancel) completes the grant; FIFO holds as for a
+// blocking acquire; a cancelled acquisition holds nothing and unblocks those
+// queued behind it; a handler that releases at once does not recurse; the
+// C++20 awaitable suspends only when it must. Most cases need no second
+// thread: an acquisition that waits blocks none.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <coroutine>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "pathlock/impl/plan.hpp"
+#include "pathlock/model/conflict.hpp"
+#include "pathlock/model/request.hpp"
+#include "pathlock/path_lock.hpp"
+#include "support/path_lock_support.hpp"
+#include "support/watchdog.hpp"
+
+namespace pathlock {
+namespace {
+
+using model::Path;
+using testing_support::current_test_name;
+using testing_support::eventually;
+using testing_support::GlobalMutex;
+using testing_support::GlobalRw;
+using testing_support::PathRw;
+using testing_support::PathRwa;
+using testing_support::PathRwaJoined;
+using testing_support::Watchdog;
+
+Path P(std::string_view s) { return Path::parse(s); }
+
+// What a handler saw: how often it ran, the guard it got, on which thread.
+struct Outcome {
+  int calls = 0;
+  PathLock::Guard guard;
+  std::thread::id thread;
+  auto handler() {
+    return [this](PathLock::Guard g) {
+      ++calls;
+      thread = std::this_thread::get_id();
+      guard = std::move(g);
+    };
+  }
+  AcquireStatus status() const { return guard.status(); }
+};
+
+template <typename S>
+class PathLockAsync : public ::testing::Test {
+ protected:
+  PathLockAsync() : lock_(S::scheme(), PathLockOptions{.shards = 8}) { watchdog_.watch("lock_", lock_); }
+  void TearDown() override {
+    EXPECT_EQ(lock_.check_invariants(), "");
+    EXPECT_EQ(lock_.waiting_acquisitions(), 0U);
+  }
+  PathLock lock_;
+  Watchdog watchdog_{current_test_name()};
+};
+using AllSchemes = ::testing::Types<GlobalMutex, GlobalRw, PathRw, PathRwa, PathRwaJoined>;
+TYPED_TEST_SUITE(PathLockAsync, AllSchemes);
+
+TYPED_TEST(PathLockAsync, AFreeRequestIsGrantedInlineBeforeTheCallReturns) {
+  Outcome done;
+  auto acquisition = this->lock_.async_acquire(model::write(P("/a/b")).request(), done.handler());
+  ASSERT_EQ(done.calls, 1);
+  EXPECT_EQ(done.status(), AcquireStatus::kGranted);
+  EXPECT_EQ(done.thread, std::this_thread::get_id());
+  EXPECT_EQ(done.guard.lock_count(), impl::plan_for(this->lock_.scheme(), model::write(P("/a/b")).request()).size());
+  EXPECT_EQ(acquisition.cancel(), CancelOutcome::kAlreadyCompleted);
+  EXPECT_EQ(done.calls, 1);
+  done.guard.release();
+  EXPECT_EQ(this->lock_.active_locks(), 0U);
+}
+
+TYPED_TEST(PathLockAsync, AWaitingRequestBlocksNoThreadAndIsGrantedByTheRelease) {
+  auto holder = this->lock_.acquire(model::write(P("/a")).request());
+  Outcome done;
+  auto acquisition = this->lock_.async_acquire(model::write(P("/a/b")).request(), done.handler());
+  EXPECT_EQ(done.calls, 0) << "granted beside a conflicting holder";
+  EXPECT_EQ(this->lock_.waiting_acquisitions(), 1U);
+  EXPECT_NE(this->lock_.describe_waits().find("W{/a/b}"), std::string::npos) << this->lock_.describe_waits();
+  holder.release();  // grants it, and runs its handler here, on this thread
+  ASSERT_EQ(done.calls, 1);
+  EXPECT_EQ(done.status(), AcquireStatus::kGranted);
+  EXPECT_EQ(done.thread, std::this_thread::get_id());
+  EXPECT_EQ(acquisition.cancel(), CancelOutcome::kAlreadyCompleted);
+  EXPECT_EQ(done.status(), AcquireStatus::kGranted) << "a cancel after the grant took the guard away";
+  done.guard.release();
+  EXPECT_EQ(this->lock_.active_locks(), 0U);
+}
+
+TYPED_TEST(PathLockAsync, ALaterCompatibleRequestQueuesBehindAWaitingConflictingOne) {
+  // A reader holds /docs; an async writer queues; a later async reader must
+  // not pass the writer, though it is compatible with the holder.
+  auto first = this->lock_.acquire(model::read(P("/docs")).request());
+  if (this->lock_.try_acquire(model::read(P("/docs")).request()).status() != AcquireStatus::kGranted) {
+    GTEST_SKIP() << "readers of one folder conflict under this scheme";
+  }
+  std::vector<std::string> order;
+  PathLock::Guard writer_guard;
+  PathLock::Guard reader_guard;
+  auto writer = this->lock_.async_acquire(model::write(P("/docs")).request(), [&](PathLock::Guard g) {
+    order.push_back("writer");
+    writer_guard = std::move(g);
+  });
+  auto reader = this->lock_.async_acquire(model::read(P("/docs")).request(), [&](PathLock::Guard g) {
+    order.push_back("reader");
+    reader_guard = std::move(g);
+  });
+  EXPECT_TRUE(order.empty()) << "the later reader overtook the waiting writer";
+  first.release();
+  ASSERT_EQ(order, std::vector<std::string>{"writer"});
+  writer_guard.release();
+  ASSERT_EQ(order, (std::vector<std::string>{"writer", "reader"}));
+  reader_guard.release();
+}
+
+TYPED_TEST(PathLockAsync, ACancelledRequestHoldsNothingAndUnblocksThoseBehindIt) {
+  auto holder = this->lock_.acquire(model::read(P("/a")).request());
+  Outcome writer;
+  Outcome reader;
+  auto writing = this->lock_.async_acquire(model::write(P("/a")).request(), writer.handler());
+  auto reading = this->lock_.async_acquire(model::read(P("/a/b")).request(), reader.handler());
+  ASSERT_EQ(writer.calls, 0);
+  // The reader waits behind the writer (FIFO) or, under a global scheme,
+  // behind the holder: cancelling the writer must not leave it stuck.
+  EXPECT_EQ(writing.cancel(), CancelOutcome::kCancelled);
+  ASSERT_EQ(writer.calls, 1) << "the handler of a queued acquisition runs before cancel() returns";
+  EXPECT_EQ(writer.status(), AcquireStatus::kCancelled);
+  EXPECT_EQ(writer.guard.lock_count(), 0U);
+  EXPECT_EQ(writing.cancel(), CancelOutcome::kCancelled) << "a second cancel reports the first";
+  EXPECT_EQ(writer.calls, 1);
+  if (this->lock_.try_acquire(model::read(P("/a")).request()).status() == AcquireStatus::kGranted) {
+    EXPECT_EQ(reader.calls, 1) << "a reader compatible with the holder stays queued behind a cancelled writer";
+  }
+  holder.release();
+  ASSERT_EQ(reader.calls, 1);
+  EXPECT_EQ(reader.status(), AcquireStatus::kGranted);
+  EXPECT_EQ(reading.cancel(), CancelOutcome::kAlreadyCompleted);
+  reader.guard.release();
+  EXPECT_EQ(this->lock_.active_locks(), 0U);
+}
+
+TYPED_TEST(PathLockAsync, ATimerCancelsWithTimedOutAndOnlyWithdrawalReasonsAreAccepted) {
+  auto holder = this->lock_.acquire(model::write(P("/a")).request());
+  Outcome done;
+  auto acquisition = this->lock_.async_acquire(model::write(P("/a")).request(), done.handler());
+  EXPECT_THROW((void)acquisition.cancel(AcquireStatus::kGranted), std::invalid_argument);
+  EXPECT_EQ(done.calls, 0);
+  EXPECT_EQ(acquisition.cancel(AcquireStatus::kTimedOut), CancelOutcome::kCancelled);
+  ASSERT_EQ(done.calls, 1);
+  EXPECT_EQ(done.status(), AcquireStatus::kTimedOut);
+}
+
+TYPED_TEST(PathLockAsync, AMultiStepPlanWaitsAtEachBusyLockInTurn) {
+  // rename(/a, /b) writes both: it waits for /a's holder, then for /b's.
+  auto on_a = this->lock_.acquire(model::write(P("/a/x")).request());
+  auto on_b = this->lock_.try_acquire(model::write(P("/b/y")).request());
+  if (!on_b) GTEST_SKIP() << "writers of /a/x and /b/y conflict under this scheme";
+  Outcome done;
+  auto acquisition = this->lock_.async_acquire(model::rename(P("/a"), P("/b")).request(), done.handler());
+  EXPECT_EQ(done.calls, 0);
+  on_a.release();
+  EXPECT_EQ(done.calls, 0) << "granted while /b/y is written";
+  on_b.release();
+  ASSERT_EQ(done.calls, 1);
+  EXPECT_EQ(done.status(), AcquireStatus::kGranted);
+  // It holds both now: a reader of either waits.
+  EXPECT_EQ(this->lock_.try_acquire(model::read(P("/a")).request()).status(), AcquireStatus::kWouldBlock);
+  EXPECT_EQ(this->lock_.try_acquire(model::read(P("/b/z")).request()).status(), AcquireStatus::kWouldBlock);
+}
+
+TYPED_TEST(PathLockAsync, DestroyingTheHandleDoesNotCancel) {
+  auto holder = this->lock_.acquire(model::write(P("/a")).request());
+  Outcome done;
+  { auto detached = this->lock_.async_acquire(model::write(P("/a")).request(), done.handler()); }
+  EXPECT_EQ(this->lock_.waiting_acquisitions(), 1U);
+  holder.release();
+  ASSERT_EQ(done.calls, 1);
+  EXPECT_EQ(done.status(), AcquireStatus::kGranted);
+}
+
+// A long chain of acquisitions of one path, each handler releasing its guard
+// at once: every release grants the next. Resumed one after another by the
+// first release, not inside each other (a stack that deep would
+// overflow).
+TEST(PathLockAsyncChain, HandlersThatReleaseAtOnceDoNotRecurse) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  constexpr int kChain = 2000;
+  int completed = 0;
+  int depth = 0;
+  int max_depth = 0;
+  auto holder = lock.acquire(model::write(P("/hot")).request());
+  const auto request = model::write(P("/hot")).request();
+  std::vector<PathLock::AsyncAcquisition> chain;
+  chain.reserve(kChain);
+  for (int i = 0; i < kChain; ++i) {
+    chain.push_back(lock.async_acquire(request, [&](PathLock::Guard g) {
+      ++depth;
+      max_depth = std::max(max_depth, depth);
+      EXPECT_EQ(g.status(), AcquireStatus::kGranted);
+      ++completed;
+      g.release();  // grants the next one, which must not run inside this handler
+      --depth;
+    }));
+  }
+  EXPECT_EQ(lock.waiting_acquisitions(), static_cast<std::size_t>(kChain));
+  holder.release();
+  EXPECT_EQ(completed, kChain);
+  EXPECT_EQ(max_depth, 1);
+  EXPECT_EQ(lock.active_locks(), 0U);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+// --- C++20 coroutines ----------------------------------------------------------
+
+// A minimal fire-and-forget coroutine for the tests.
+struct Detached {
+  struct promise_type {
+    Detached get_return_object() noexcept { return {}; }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_never final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { std::terminate(); }
+  };
+};
+
+Detached hold_until_told(PathLock& lock, model::Request request, std::stop_token stop, Outcome& out,
+                         std::atomic<bool>& release_now) {
+  PathLock::Guard g = co_await lock.acquire_async(request, stop);
+  out.thread = std::this_thread::get_id();
+  ++out.calls;
+  if (g.owns_lock() && release_now.load()) g.release();
+  out.guard = std::move(g);
+}
+
+TEST(PathLockAsyncCoroutine, AFreeRequestDoesNotSuspendAndABusyOneResumesOnTheGrantingThread) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  std::atomic<bool> release_now{false};
+  Outcome inline_case;
+  hold_until_told(lock, model::read(P("/a")).request(), {}, inline_case, release_now);
+  ASSERT_EQ(inline_case.calls, 1) << "a free request suspended";
+  EXPECT_EQ(inline_case.status(), AcquireStatus::kGranted);
+
+  Outcome waiting_case;
+  release_now = true;
+  hold_until_told(lock, model::write(P("/a/b")).request(), {}, waiting_case, release_now);
+  EXPECT_EQ(waiting_case.calls, 0) << "resumed beside a conflicting reader";
+  std::thread releaser([&] { inline_case.guard.release(); });
+  const auto releaser_id = releaser.get_id();
+  releaser.join();
+  ASSERT_EQ(waiting_case.calls, 1);
+  EXPECT_EQ(waiting_case.thread, releaser_id) << "not resumed on the granting thread";
+  EXPECT_EQ(lock.active_locks(), 0U);
+}
+
+TEST(PathLockAsyncCoroutine, AStopRequestCancelsTheWait) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  auto holder = lock.acquire(model::write(P("/a")).request());
+  std::stop_source stop;
+  std::atomic<bool> release_now{false};
+  Outcome done;
+  hold_until_told(lock, model::write(P("/a")).request(), stop.get_token(), done, release_now);
+  EXPECT_EQ(done.calls, 0);
+  stop.request_stop();
+  ASSERT_EQ(done.calls, 1);
+  EXPECT_EQ(done.status(), AcquireStatus::kCancelled);
+  EXPECT_EQ(lock.waiting_acquisitions(), 0U);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+// --- many threads ----------------------------------------------------------------
+
+// Threads mix blocking and async acquires of random requests, cancel some
+// async ones at random points, and check by the model that no two
+// conflicting requests ever hold at once (a hold is marked inside the
+// handler or after the blocking call, and unmarked before release).
+TEST(PathLockAsyncStress, BlockingAndAsyncAcquiresNeverHoldConflictingRequestsTogether) {
+  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 4, .max_idle_locks_per_shard = 2});
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);
+  const std::vector<Path> paths = {P("/a"), P("/a/b"), P("/a/b/c"), P("/a/bc"), P("/d"), P("/d/e")};
+  std::vector<model::Request> requests;
+  for (const auto& p : paths) {
+    requests.push_back(model::read(p).request());
+    requests.push_back(model::write(p).request());
+  }
+  requests.push_back(model::rename(P("/a/b"), P("/d")).request());
+  requests.push_back(model::copy(P("/d/e"), P("/a/bc")).request());
+
+  std::mutex held_mu;  // guards `held` only: never held across a lock call
+  std::vector<const model::Request*> held;
+  std::atomic<int> violations{0};
+  std::atomic<int> completions{0};
+  const auto mark = [&](const model::Request* r) {
+    std::lock_guard<std::mutex> hold(held_mu);
+    for (const auto* other : held) {
+      if (model::conflicts(*other, *r)) violations.fetch_add(1);
+    }
+    held.push_back(r);
+  };
+  const auto unmark = [&](const model::Request* r) {
+    std::lock_guard<std::mutex> hold(held_mu);
+    held.erase(std::find(held.begin(), held.end(), r));
+  };
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 20000;
+  std::atomic<int> issued{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < kThreads; ++t) {
+    pool.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<unsigned>(1234 + t));
+      for (int i = 0; i < kRounds; ++i) {
+        const model::Request* r = &requests[rng() % requests.size()];
+        if (rng() % 2 == 0) {
+          auto g = lock.acquire(*r);
+          mark(r);
+          unmark(r);
+          g.release();
+          continue;
+        }
+        issued.fetch_add(1);
+        auto acquisition = lock.async_acquire(*r, [&, r](PathLock::Guard g) {
+          if (g.owns_lock()) {
+            mark(r);
+            unmark(r);
+            g.release();
+          }
+          completions.fetch_add(1);
+        });
+        if (rng() % 3 == 0) (void)acquisition.cancel();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  ASSERT_TRUE(eventually([&] { return completions.load() == issued.load(); }))
+      << completions.load() << " of " << issued.load() << " async acquisitions completed\n"
+      << lock.describe_waits();
+  EXPECT_EQ(violations.load(), 0);
+  EXPECT_EQ(lock.active_locks(), 0U);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+}  // namespace
+}  // namespace pathlock
