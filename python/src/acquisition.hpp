@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,23 @@ class Acquisition {
   // `with`: acquire(), raising TimeoutError if the timeout passed first.
   void enter();
 
+  // `async with` (acquisition_async.cpp). __aenter__: takes the request
+  // through the lock's async acquire, which never blocks the loop. Granted
+  // at once: returns a completed future, and nothing is allocated for the
+  // wait. Otherwise: returns a coroutine awaiting a future that the
+  // granting thread completes through loop.call_soon_threadsafe. If that
+  // coroutine is cancelled (task.cancel(), asyncio.timeout, wait_for, or
+  // this acquisition's own timeout) the wait is withdrawn: it holds nothing
+  // and those queued behind it move up.
+  py::object async_enter(py::handle self);
+  // __aexit__: releases; returns a completed future.
+  py::object async_exit();
+  // On the loop's thread: completes the waiting future (call_soon_threadsafe).
+  void deliver(std::uint64_t generation);
+  // On the loop's thread, when the awaiting coroutine is cancelled or times
+  // out: withdraws the wait, or releases the grant if it came first.
+  void abandon() noexcept;
+
   bool held() const noexcept { return guard_.owns_lock(); }
   std::string describe() const;
   const model::Request& request() const noexcept { return request_; }
@@ -44,6 +62,19 @@ class Acquisition {
   model::Request request_;
   std::optional<std::chrono::nanoseconds> timeout_;
   PathLock::Guard guard_;
+
+  // The async acquire's state, touched only under the GIL.
+  struct GrantHandler;
+  void on_guard(PathLock::Guard guard, std::uint64_t generation, py::handle self) noexcept;
+  PathLock::AsyncAcquisition pending_;
+  py::object future_;  // null unless a wait is in progress
+  // Bumped by each __aenter__ and each abandon: a handler that brings an
+  // older generation's guard finds nobody waiting and lets it go.
+  std::uint64_t generation_ = 0;
+  // True while __aenter__ is inside async_acquire: a handler that runs then
+  // runs inline, granted at once, and its result is read when it returns.
+  bool in_async_call_ = false;
+  std::optional<AcquireStatus> inline_status_;
 };
 
 }  // namespace pathlock::python

@@ -87,6 +87,14 @@ PyObject* acquisition_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
   });
 }
 
+PyObject* acquisition_async_enter(PyObject* self, PyObject* const*, Py_ssize_t) {
+  return guarded([&]() -> PyObject* { return acquisition_of(self).async_enter(self).release().ptr(); });
+}
+
+PyObject* acquisition_async_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
+  return guarded([&]() -> PyObject* { return acquisition_of(self).async_exit().release().ptr(); });
+}
+
 using FastCall = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t);
 using FastCallKeywords = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
 
@@ -102,6 +110,14 @@ PyMethodDef acquisition_methods[] = {
      METH_FASTCALL, "Blocks (the GIL released) until granted; TimeoutError if the timeout passes first."},
     {"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(static_cast<FastCall>(acquisition_exit))),
      METH_FASTCALL, "Releases every lock."},
+    {"__aenter__",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(static_cast<FastCall>(acquisition_async_enter))),
+     METH_FASTCALL,
+     "Awaitable: granted without blocking the event loop; TimeoutError after the timeout, CancelledError if the task "
+     "is cancelled (either way nothing is held)."},
+    {"__aexit__",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(static_cast<FastCall>(acquisition_async_exit))),
+     METH_FASTCALL, "Awaitable: releases every lock."},
 };
 
 void install(py::handle cls, PyMethodDef& def) {

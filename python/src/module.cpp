@@ -62,6 +62,8 @@ PYBIND11_MODULE(_native, m) {
       .def("release", &Acquisition::release)
       .def_property_readonly("held", &Acquisition::held)
       .def_property_readonly("request", [](const Acquisition& a) { return a.request().to_string(); })
+      .def("_deliver", &Acquisition::deliver)
+      .def("_abandon", &Acquisition::abandon)
       .def("__repr__", &Acquisition::describe);
   pathlock::python::install_fast_methods(lock_class, acquisition_class);
 }
