@@ -9,4 +9,4 @@ set_tests_properties(python_tests PROPERTIES LABELS "python" TIMEOUT 120)
 add_test(NAME python_bench_smoke
   COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${CMAKE_CURRENT_BINARY_DIR} PYTHONDONTWRITEBYTECODE=1
           ${Python_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/bench/smoke.py ${CMAKE_CURRENT_BINARY_DIR}/bench-smoke)
-set_tests_properties(python_bench_smoke PROPERTIES LABELS "python;bench" TIMEOUT 120)
+set_tests_properties(python_bench_smoke PROPERTIES LABELS "python;bench-smoke" TIMEOUT 120)
