@@ -46,6 +46,10 @@ SCHEME_ALLOWS = {
 }
 
 
+def expected_allowed(lock, category):
+    return category.number not in MUST_BLOCK and category.number in SCHEME_ALLOWS[lock.scheme]
+
+
 def pair_cases():
     """(category, holder access, holder path, asker access, asker path), both ways round."""
     for category in CATEGORIES:

@@ -11,11 +11,7 @@ import time
 import pytest
 
 import pathlock
-from support import MUST_BLOCK, PAIR_CASES, PROMPT_S, SCHEME_ALLOWS, case_id, request
-
-
-def expected_allowed(lock, category):
-    return category.number not in MUST_BLOCK and category.number in SCHEME_ALLOWS[lock.scheme]
+from support import PAIR_CASES, PROMPT_S, case_id, expected_allowed, request
 
 
 async def until(predicate, limit_s=PROMPT_S):

@@ -10,11 +10,7 @@ import threading
 import pytest
 
 import pathlock
-from support import (MUST_BLOCK, PAIR_CASES, PROMPT_S, SCHEME_ALLOWS, Waiter, case_id, eventually, request)
-
-
-def expected_allowed(lock, category):
-    return category.number not in MUST_BLOCK and category.number in SCHEME_ALLOWS[lock.scheme]
+from support import PAIR_CASES, PROMPT_S, SCHEME_ALLOWS, Waiter, case_id, eventually, expected_allowed, request
 
 
 def test_every_builtin_scheme_has_an_expectation():
