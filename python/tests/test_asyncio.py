@@ -10,7 +10,6 @@ import time
 
 import pytest
 
-import pathlock
 from support import PAIR_CASES, PROMPT_S, case_id, expected_allowed, request
 
 
