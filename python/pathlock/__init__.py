@@ -23,6 +23,9 @@ Timeouts: ``lock(..., timeout=s)``; threads get TimeoutError, asyncio too
 ``async with``); a cancelled task gets CancelledError. A wait that times out
 or is cancelled holds nothing, and those queued behind it move up.
 
+On an event loop's thread use ``async with``, never ``with``: a blocking wait
+there stops the loop, and with it the tasks that would release.
+
 Do not acquire while holding: name every path of one operation in one
 request (as ``copy`` and ``rename`` do), or a task holding one request and
 waiting for a second can deadlock with a writer queued between them.

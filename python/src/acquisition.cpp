@@ -17,6 +17,7 @@ void Acquisition::require_idle() const {
     throw py::value_error("lock(" + request_.to_string() +
                           ") already holds its locks; release it first, or make a new lock(...) for a second hold");
   }
+  if (future_) throw py::value_error("lock(" + request_.to_string() + ") is already being awaited");
 }
 
 bool Acquisition::acquire(bool blocking, py::handle timeout) {

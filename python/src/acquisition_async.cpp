@@ -70,7 +70,6 @@ void Acquisition::on_guard(PathLock::Guard guard, std::uint64_t generation, py::
 
 py::object Acquisition::async_enter(py::handle self) {
   require_idle();
-  if (future_) throw py::value_error("lock(" + request_.to_string() + ") is already being awaited");
   const std::uint64_t generation = ++generation_;
   inline_status_.reset();
   in_async_call_ = true;

@@ -171,6 +171,15 @@ async def test_an_acquisition_is_awaited_once_at_a_time(lock):
             await acquisition.__aenter__()
     async with acquisition:
         assert acquisition.held
+    async with lock.write("/a"):  # the same acquisition cannot wait twice at once
+        waiting = asyncio.create_task(acquisition.__aenter__())
+        await asyncio.sleep(0)
+        with pytest.raises(ValueError, match="already being awaited"):
+            acquisition.acquire(blocking=False)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+    assert lock.active_locks() == 0
 
 
 async def test_many_tasks_on_one_folder_all_finish_and_never_overlap(lock):
