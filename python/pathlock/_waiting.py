@@ -4,9 +4,9 @@ import asyncio
 
 
 async def await_grant(acquisition, future, timeout):
-    """Awaits the grant; if this is cancelled or times out, the wait is
-    withdrawn (holding nothing, unblocking those behind it) before the
-    exception propagates."""
+    """Awaits the grant and returns the acquisition (what ``as`` binds); if
+    this is cancelled or times out, the wait is withdrawn (holding nothing,
+    unblocking those behind it) before the exception propagates."""
     try:
         if timeout is None:
             await future
@@ -16,3 +16,4 @@ async def await_grant(acquisition, future, timeout):
     except BaseException:
         acquisition._abandon()
         raise
+    return acquisition

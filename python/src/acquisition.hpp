@@ -35,14 +35,15 @@ class Acquisition {
 
   // `async with` (acquisition_async.cpp). __aenter__: takes the request
   // through the lock's async acquire, which never blocks the loop. Granted
-  // at once: returns a completed future, and nothing is allocated for the
+  // at once: returns an awaitable already complete with the acquisition
+  // (ready_awaitable.hpp), and nothing is allocated for the
   // wait. Otherwise: returns a coroutine awaiting a future that the
   // granting thread completes through loop.call_soon_threadsafe. If that
   // coroutine is cancelled (task.cancel(), asyncio.timeout, wait_for, or
   // this acquisition's own timeout) the wait is withdrawn: it holds nothing
   // and those queued behind it move up.
   py::object async_enter(py::handle self);
-  // __aexit__: releases; returns a completed future.
+  // __aexit__: releases; returns an awaitable already complete with None.
   py::object async_exit();
   // On the loop's thread: completes the waiting future (call_soon_threadsafe).
   void deliver(std::uint64_t generation);

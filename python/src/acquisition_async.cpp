@@ -9,25 +9,11 @@
 #include <utility>
 
 #include "acquisition.hpp"
+#include "ready_awaitable.hpp"
 
 namespace pathlock::python {
 
 namespace {
-
-// A future that has completed with None, shared by every acquisition: what
-// __aenter__ returns when granted at once and what __aexit__ returns.
-// Awaiting a completed future returns at once on any loop. Leaked: it must
-// outlive every use, interpreter shutdown included.
-py::handle completed_future() {
-  static PyObject* future = [] {
-    py::object created = py::module_::import("asyncio").attr("get_running_loop")().attr("create_future")();
-    created.attr("set_result")(py::none());
-    return created.release().ptr();
-  }();
-  return future;
-}
-
-py::object completed() { return py::reinterpret_borrow<py::object>(completed_future()); }
 
 py::handle await_grant() {
   static PyObject* function = py::object(py::module_::import("pathlock._waiting").attr("await_grant")).release().ptr();
@@ -84,7 +70,7 @@ py::object Acquisition::async_enter(py::handle self) {
   }
   in_async_call_ = false;
   if (inline_status_.has_value()) {
-    if (guard_.owns_lock()) return completed();
+    if (guard_.owns_lock()) return ready_awaitable(self);  // `as` binds the acquisition
     throw std::bad_alloc();  // kFailed: the only way an inline completion holds nothing
   }
   pending_ = std::move(handle);
@@ -123,7 +109,7 @@ void Acquisition::abandon() noexcept {
 py::object Acquisition::async_exit() {
   guard_.release();
   pending_ = {};
-  return completed();
+  return ready_awaitable(py::none());  // false: exceptions propagate
 }
 
 }  // namespace pathlock::python

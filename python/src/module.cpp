@@ -10,6 +10,7 @@
 #include "acquisition.hpp"
 #include "fast_methods.hpp"
 #include "native_lock.hpp"
+#include "ready_awaitable.hpp"
 #include "pathlock/model/path.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/version.hpp"
@@ -66,4 +67,5 @@ PYBIND11_MODULE(_native, m) {
       .def("_abandon", &Acquisition::abandon)
       .def("__repr__", &Acquisition::describe);
   pathlock::python::install_fast_methods(lock_class, acquisition_class);
+  pathlock::python::add_ready_awaitable_type(m);
 }

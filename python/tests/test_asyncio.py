@@ -5,6 +5,7 @@ nothing and unblock those queued behind, grants handed over from other
 threads, and the event loop never blocked while a task waits."""
 
 import asyncio
+import sys
 import threading
 import time
 
@@ -162,6 +163,31 @@ async def test_a_release_on_another_thread_wakes_the_waiting_task(lock):
     assert acquisition.held
     await acquisition.__aexit__(None, None, None)
     thread.join(PROMPT_S)
+
+
+async def test_as_binds_the_acquisition_granted_at_once_or_after_a_wait(lock):
+    acquisition = lock.write("/a")
+    async with acquisition as held:  # granted at once
+        assert held is acquisition and held.held
+        later = lock.read("/a/b")
+        waiting = asyncio.create_task(later.__aenter__())
+        await asyncio.sleep(0)
+        assert not waiting.done()
+    assert await waiting is later and later.held
+    assert await later.__aexit__(None, None, None) is None  # false: exceptions propagate
+    assert lock.active_locks() == 0
+
+
+async def test_awaiting_under_a_tracer_takes_the_iterator_path(lock):
+    # With a trace function set, the interpreter resumes awaitables through
+    # next() (StopIteration carrying the value) instead of send().
+    sys.settrace(lambda *args: None)
+    try:
+        async with lock.write("/a") as held:
+            traced = held
+    finally:
+        sys.settrace(None)
+    assert traced.request == "W{/a}" and not traced.held
 
 
 async def test_an_acquisition_is_awaited_once_at_a_time(lock):
