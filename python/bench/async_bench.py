@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import pathlib
 import platform
 import statistics
@@ -85,6 +86,7 @@ def summarize(runs, min_time, repetitions):
         "benchmark": "uncontended async with, one write path of depth 4",
         "path": str(PATH),
         "python": platform.python_version(),
+        "cpus": os.cpu_count(),
         "pathlock": pathlock.__version__,
         "scheme": pathlock.DEFAULT_SCHEME,
         "min_time_s": min_time,
@@ -100,7 +102,8 @@ def markdown(summary):
     labels = {name: label for name, (label, _, _) in contenders().items()}
     lines = [
         f"Uncontended acquire and release of one write path of depth 4 (`{summary['path']}`), "
-        f"Python {summary['python']}, scheme {summary['scheme']}; median of {summary['repetitions']} "
+        f"Python {summary['python']}, {summary['cpus']} CPUs, scheme {summary['scheme']}; "
+        f"median of {summary['repetitions']} "
         f"repetitions of at least {summary['min_time_s']:g} s each:",
         "",
         "| contender | per acquire + release | runs (ns) |",
