@@ -3,7 +3,7 @@
 # Debian's python3 under /usr/local (lib/python3.X/dist-packages), so that
 # `python3 -c "import pathlock"` works afterwards. If the python3 first on
 # PATH is another interpreter of the same version (pyenv, say), the package
-# is copied into its site-packages too. Run by scripts/run.sh and
+# is copied into its site-packages too (again on every run). Run by scripts/run.sh and
 # scripts/test.sh; PATHLOCK_PYTHON_PREFIX overrides the prefix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,9 @@ installed="$prefix/$(sed -n 's/^PATHLOCK_PYTHON_INSTALL_DIR:STRING=//p' build/re
 echo "install-python: installed $installed"
 
 python_on_path="$(command -v python3 || true)"
-if [ -n "$python_on_path" ] && ! "$python_on_path" -c "import pathlock" 2>/dev/null; then
+# Another interpreter first on PATH imports its own copy (refreshed on every run).
+found="$("$python_on_path" -c 'import os, pathlock; print(os.path.dirname(pathlock.__file__))' 2>/dev/null || true)"
+if [ -n "$python_on_path" ] && [ "$found" != "$installed" ]; then
   debian_version="$(/usr/bin/python3 -c 'import sys; print(sys.version_info[:2])')"
   path_version="$("$python_on_path" -c 'import sys; print(sys.version_info[:2])')"
   if [ "$debian_version" = "$path_version" ]; then
