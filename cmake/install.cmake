@@ -1,6 +1,6 @@
 # cmake --install: the lock's libraries and headers, the pathlock program, a
-# CMake package (find_package(pathlock CONFIG) -> pathlock::pathlock) and a
-# pkg-config file (pathlock.pc).
+# CMake package (find_package(pathlock CONFIG) -> pathlock::pathlock, and the
+# component io -> pathlock::io) and a pkg-config file (pathlock.pc, the core).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -18,11 +18,21 @@ install(TARGETS pathlock_library pathlock_model pathlock_impl pathlock_warnings 
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/model/include/ ${PROJECT_SOURCE_DIR}/impl/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+# pathlock::io, the scheme-file reader: its own export set, so that only
+# find_package(pathlock COMPONENTS io) asks for nlohmann/json and fmt.
+set_target_properties(pathlock_io PROPERTIES EXPORT_NAME io)
+install(TARGETS pathlock_io EXPORT pathlockIoTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/impl/io/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/generated/pathlock/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pathlock)
 install(TARGETS pathlock RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/pathlock)
 install(EXPORT pathlockTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
+install(EXPORT pathlockIoTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/pathlockConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/pathlockConfig.cmake INSTALL_DESTINATION ${config_dir})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/pathlockConfigVersion.cmake

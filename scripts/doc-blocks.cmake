@@ -8,6 +8,9 @@
 #   README.md        python_bench     reports/bench/python.md     (scripts/bench.sh)
 #   README.md        mutation         reports/generated/mutation/mutation.md
 #                                     (scripts/mutate.sh)
+#   README.md        blocking_example impl/examples/blocking_quickstart.cpp and
+#   README.md        async_example    impl/examples/async_quickstart.cpp, each in
+#                                     a ```cpp fence (CTests build and run them)
 #   proofs/flaws.md  counterexamples  rendered here from reports/generated/check/check.json
 #                                     (scripts/regen-reports.sh)
 #
@@ -23,7 +26,8 @@ if(NOT SOURCE_DIR OR NOT MODE MATCHES "^(write|check)$")
 endif()
 
 # name;document;source (a file, or "check.json" for the rendered table);
-# how to regenerate
+# how to regenerate; optionally a language: the source is code, quoted whole
+# in a fenced block
 set(block_table
   "path_lock_bench|README.md|reports/bench/path_lock.md|bash scripts/bench.sh"
   "explore_bench|README.md|reports/bench/explore.md|bash scripts/bench.sh"
@@ -33,6 +37,8 @@ set(block_table
   "python_bench|README.md|reports/bench/python.md|bash scripts/bench.sh"
   "counterexamples|proofs/flaws.md|check.json|bash scripts/regen-reports.sh"
   "mutation|README.md|reports/generated/mutation/mutation.md|bash scripts/mutate.sh"
+  "blocking_example|README.md|impl/examples/blocking_quickstart.cpp|cmake -DSOURCE_DIR=. -DMODE=write -DBLOCKS=blocking_example -P scripts/doc-blocks.cmake|cpp"
+  "async_example|README.md|impl/examples/async_quickstart.cpp|cmake -DSOURCE_DIR=. -DMODE=write -DBLOCKS=async_example -P scripts/doc-blocks.cmake|cpp"
 )
 
 # The minimal counterexample of every scheme `pathlock check` fails, from the
@@ -94,6 +100,11 @@ foreach(row IN LISTS block_table)
   list(GET fields 1 document)
   list(GET fields 2 source)
   list(GET fields 3 fix)
+  list(LENGTH fields field_count)
+  set(language "")
+  if(field_count GREATER 4)
+    list(GET fields 4 language)
+  endif()
   if(BLOCKS AND NOT name IN_LIST BLOCKS)
     continue()
   endif()
@@ -104,6 +115,9 @@ foreach(row IN LISTS block_table)
       message(FATAL_ERROR "doc-blocks: ${source} is missing; run ${fix}")
     endif()
     file(READ "${SOURCE_DIR}/${source}" wanted)
+    if(language)
+      set(wanted "```${language}\n${wanted}```\n")
+    endif()
   endif()
   file(READ "${SOURCE_DIR}/${document}" text)
   set(begin_marker "<!-- begin ${name} -->\n")

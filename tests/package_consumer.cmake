@@ -1,6 +1,8 @@
 # CTest package_consumer: installs this build into a scratch prefix, then
 # builds tests/consumer/ against it twice (find_package, and pkg-config with
-# the compiler alone) and runs both programs.
+# the compiler alone) and runs the programs; the find_package build checks that
+# the core target names no JSON, formatting or test library, and also builds
+# against the io component.
 #   cmake -DBUILD_DIR=<build> -DSOURCE_DIR=<root> -DSCRATCH=<dir> -DCXX=<compiler> -P tests/package_consumer.cmake
 foreach(v BUILD_DIR SOURCE_DIR SCRATCH CXX)
   if(NOT ${v})
@@ -19,7 +21,9 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(f include/pathlock/path_lock.hpp include/pathlock/version.hpp lib/cmake/pathlock/pathlockConfig.cmake
+foreach(f include/pathlock/pathlock.hpp include/pathlock/path_lock.hpp include/pathlock/version.hpp
+          include/pathlock/io/scheme_file.hpp
+          lib/cmake/pathlock/pathlockConfig.cmake
           lib/pkgconfig/pathlock.pc bin/pathlock)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "package_consumer: cmake --install did not install ${f}")
@@ -32,6 +36,8 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${SCRATCH}/build -G Ninj
 run(${CMAKE_COMMAND} --build ${SCRATCH}/build)
 run(${SCRATCH}/build/consumer)
 message(STATUS "find_package consumer: ${last_output}")
+run(${SCRATCH}/build/consumer_io)
+message(STATUS "find_package consumer of pathlock::io: ${last_output}")
 
 # 2. pkg-config, with the compiler alone.
 set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)

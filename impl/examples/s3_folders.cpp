@@ -35,6 +35,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,6 +44,7 @@
 #include <fmt/core.h>
 
 #include "pathlock/impl/scheme.hpp"
+#include "pathlock/impl/scheme_admission.hpp"
 #include "pathlock/model/path.hpp"
 #include "pathlock/path_lock.hpp"
 #include "support/watchdog.hpp"
@@ -305,6 +307,12 @@ int main(int argc, char** argv) {
   const pathlock::impl::Scheme* scheme = pathlock::impl::find_builtin_scheme(scheme_name);
   if (scheme == nullptr) {
     fmt::print(stderr, "error: --scheme: no built-in scheme named '{}'\n", scheme_name);
+    return 2;
+  }
+  try {
+    pathlock::impl::require_sound_scheme(*scheme);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "error: --scheme: {}\n", e.what());
     return 2;
   }
   fmt::print("s3_folders: {} clients x {} operations, {} part files per folder, seed {}\n", clients, ops, kParts,

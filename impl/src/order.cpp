@@ -26,11 +26,6 @@ std::strong_ordering deepest_then_components(std::string_view a, std::string_vie
   return compare_path_text(a, b);
 }
 
-// Not a strict total order: paths of equal depth compare equal.
-std::strong_ordering by_depth_only(std::string_view a, std::string_view b) {
-  return path_text_depth(a) <=> path_text_depth(b);
-}
-
 std::string describe_keys(std::span<const OrderKey> keys) {
   std::string out;
   for (const auto& k : keys) {
@@ -229,17 +224,8 @@ const LockOrder& LockOrder::deepest_first() {
   return order;
 }
 
-const LockOrder& LockOrder::depth_only() {
-  static const LockOrder order("depth-only",
-                               "by depth alone, NOT a total order: paths of equal depth tie, "
-                               "and ties keep request order (a deliberately broken order)",
-                               &by_depth_only, {OrderKey::depth(Direction::kAscending)}, OrderDefinition::kBuiltin);
-  return order;
-}
-
 std::span<const LockOrder* const> LockOrder::builtins() {
-  static const std::array<const LockOrder*, 4> all{&ancestor_first(), &preorder(),
-                                                   &deepest_first(), &depth_only()};
+  static const std::array<const LockOrder*, 3> all{&ancestor_first(), &preorder(), &deepest_first()};
   return all;
 }
 

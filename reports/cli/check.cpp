@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/reports/check.hpp"
 #include "pathlock/sim/check.hpp"

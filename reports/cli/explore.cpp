@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/core/task_planners.hpp"
 #include "pathlock/sim/explorer.hpp"
@@ -175,7 +175,7 @@ int run_explore(const ExploreCliOptions& o) {
     nlohmann::json j;
     j["schema"] = "pathlock.explore/1";
     j["scenario"] = sim::to_json(scenario);
-    j["scheme"] = impl::scheme_to_json(scheme);
+    j["scheme"] = io::scheme_to_json(scheme);
     j["verdict"] = std::string(sim::to_string(r.verdict));
     j["states"] = r.states;
     j["stopped_by"] = std::string(sim::to_string(r.stopped_by));

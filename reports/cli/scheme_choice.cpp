@@ -6,8 +6,9 @@
 #include <optional>
 
 #include "commands.hpp"
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
+#include "pathlock/sim/variants.hpp"
 
 namespace pathlock::cli {
 namespace {
@@ -33,7 +34,7 @@ const impl::Scheme& builtin_named(const std::string& name) {
 }
 
 impl::Scheme with_order(const impl::Scheme& scheme, const std::string& order_name) {
-  const impl::LockOrder* order = impl::LockOrder::find(order_name);
+  const impl::LockOrder* order = sim::find_harness_order(order_name);
   if (order == nullptr) throw InputError(InputProblem::kBadParameter, fmt::format("unknown order \"{}\"", order_name));
   return scheme.with_order(*order, fmt::format("{}/{}", scheme.name(), order_name));
 }
@@ -53,7 +54,7 @@ std::vector<impl::Scheme> resolve_schemes(const SchemeSelection& selection, When
       out.push_back(builtin_named(name));
     }
   }
-  for (const auto& file : selection.files) out.push_back(impl::load_scheme_file(file));
+  for (const auto& file : selection.files) out.push_back(io::load_scheme_file(file));
   if (!selection.order.empty()) {
     for (auto& s : out) s = with_order(s, selection.order);
   }

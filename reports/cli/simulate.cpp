@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "pathlock/impl/json_reader.hpp"
+#include "pathlock/io/json_reader.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/reports/simulate.hpp"
 #include "terminal.hpp"
@@ -107,7 +107,7 @@ int run_simulate(const SimulateCliOptions& o) {
 }
 
 int run_replay(const ReplayCliOptions& o) {
-  const nlohmann::json j = impl::jsonio::parse_json(impl::jsonio::read_file(o.file, "replay"), o.file);
+  const nlohmann::json j = io::jsonio::parse_json(io::jsonio::read_file(o.file, "replay"), o.file);
   if (!j.is_object() || j.value("schema", "") != reports::kReplaySchema) {
     throw InputError(InputProblem::kBadParameter,
                      fmt::format("{}: not a replay file (schema must be \"{}\")", o.file, reports::kReplaySchema));

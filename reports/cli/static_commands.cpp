@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "pathlock/impl/plan.hpp"
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/model/request.hpp"
 #include "pathlock/reports/tables.hpp"
@@ -58,7 +58,7 @@ int run_tables(const TablesCliOptions& o) {
 
 int run_schemes(const std::string& export_name) {
   if (!export_name.empty()) {
-    fmt::print("{}\n", impl::scheme_to_json(one_scheme({export_name, "", ""}, kRecommendedScheme)).dump(2));
+    fmt::print("{}\n", io::scheme_to_json(one_scheme({export_name, "", ""}, kRecommendedScheme)).dump(2));
     return kExitPass;
   }
   for (const auto* s : impl::builtin_schemes()) {

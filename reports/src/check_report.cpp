@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/reports/simulate.hpp"
 #include "pathlock/sim/schedulers/pct_scheduler.hpp"
 
@@ -288,7 +288,7 @@ nlohmann::json check_json(std::span<const CheckedScheme> checked) {
     const auto& r = *cs.result;
     const auto& o = r.options;
     nlohmann::json s;
-    s["scheme"] = impl::scheme_to_json(*cs.scheme);
+    s["scheme"] = io::scheme_to_json(*cs.scheme);
     s["verdict"] = std::string(sim::to_string(r.verdict));
     s["findings"] = r.findings;
     if (r.model_error) s["model_error"] = *r.model_error;  // the model disagrees with itself: not the scheme's bug
@@ -381,7 +381,7 @@ std::vector<std::filesystem::path> write_check(std::span<const CheckedScheme> ch
     const auto& r = *cs.result;
     if (!r.counterexample) continue;
     const std::string slug = file_slug(r.scheme);
-    write(slug + ".scheme.json", impl::scheme_to_json(*cs.scheme).dump(2) + "\n");
+    write(slug + ".scheme.json", io::scheme_to_json(*cs.scheme).dump(2) + "\n");
     sim::Scenario scenario = r.counterexample->scenario;
     scenario.name = fmt::format("minimal counterexample for {}", r.scheme);
     scenario.scheme.reset();

@@ -5,14 +5,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "pathlock/impl/json_reader.hpp"
+#include "pathlock/io/json_reader.hpp"
 #include "pathlock/model/error.hpp"
 
 namespace pathlock::sim {
 namespace {
 
-using impl::jsonio::fail;
-using impl::jsonio::ObjectReader;
+using io::jsonio::fail;
+using io::jsonio::ObjectReader;
 using nlohmann::json;
 
 constexpr const char* kSchema = "pathlock.scenario/1";
@@ -158,7 +158,7 @@ ScenarioTask parse_task(const json& tj, const std::string& source, const std::st
 
 Scenario parse_scenario(const std::string& json_text, const std::string& source,
                         const std::filesystem::path& base_dir) {
-  const json j = impl::jsonio::parse_json(json_text, source);
+  const json j = io::jsonio::parse_json(json_text, source);
   ObjectReader r(j, source, "");
   r.only({"schema", "name", "scheme", "scheme_file", "order", "tasks"});
   const auto schema = r.string("schema");
@@ -185,7 +185,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& source,
 }
 
 Scenario load_scenario_file(const std::filesystem::path& file) {
-  return parse_scenario(impl::jsonio::read_file(file, "scenario"), file.string(), file.parent_path());
+  return parse_scenario(io::jsonio::read_file(file, "scenario"), file.string(), file.parent_path());
 }
 
 nlohmann::json to_json(const Scenario& s) {

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "pathlock/impl/json_reader.hpp"
+#include "pathlock/io/json_reader.hpp"
 #include "pathlock/model/error.hpp"
 
 namespace pathlock::sim {
@@ -18,8 +18,8 @@ using model::InputError;
 using model::InputProblem;
 using nlohmann::json;
 
-using impl::jsonio::fail;
-using impl::jsonio::ObjectReader;
+using io::jsonio::fail;
+using io::jsonio::ObjectReader;
 
 const char* to_string(LoadMode m) { return m == LoadMode::kClosed ? "closed" : "open"; }
 const char* to_string(HoldDistribution h) {
@@ -78,7 +78,7 @@ void validate(const WorkloadSpec& s) {
 
 WorkloadSpec parse_workload(const std::string& text, const std::string& source,
                             const std::filesystem::path& base_dir) {
-  const json j = impl::jsonio::parse_json(text, source);
+  const json j = io::jsonio::parse_json(text, source);
   WorkloadSpec s;
   ObjectReader top(j, source, "");
   top.only({"name", "tree", "keys_file", "invalid_keys", "include_root", "mix", "zipf", "load", "hold",

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/explorer.hpp"
 
@@ -35,8 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::optional<pathlock::impl::Scheme> scheme;
   try {
-    scheme = pathlock::impl::parse_scheme(text, "fuzz");
-    (void)pathlock::impl::scheme_to_json(*scheme).dump();
+    scheme = pathlock::io::parse_scheme(text, "fuzz");
+    (void)pathlock::io::scheme_to_json(*scheme).dump();
   } catch (const pathlock::model::InputError&) {
   }
   try {

@@ -38,8 +38,7 @@ TEST(OrderDefect, StrictTotalBuiltinsHaveNone) {
 }
 
 TEST(OrderDefect, DepthOnlyKeysAreNotTotalAndTheFinderSaysWhichPathsTie) {
-  for (const LockOrder& o : {LockOrder::depth_only(),
-                             LockOrder::from_keys("depth", {OrderKey::depth(Direction::kAscending)})}) {
+  for (const LockOrder& o : {LockOrder::from_keys("depth", {OrderKey::depth(Direction::kAscending)})}) {
     const auto d = find_order_defect(o, sample());
     ASSERT_TRUE(d) << o.name();
     EXPECT_EQ(d->property, OrderProperty::kTotal);
@@ -93,7 +92,7 @@ TEST(OrderDefect, EachBrokenPropertyIsNamedWithItsWitness) {
 }
 
 TEST(OrderDefect, DuplicatesAreOnePathAndTheSizeIsBounded) {
-  EXPECT_FALSE(find_order_defect(LockOrder::depth_only(), std::vector<Path>{P("/a"), P("/a"), P("/a/b")}));
+  EXPECT_FALSE(find_order_defect(LockOrder::from_keys("depth-only", {OrderKey::depth(Direction::kAscending)}), std::vector<Path>{P("/a"), P("/a"), P("/a/b")}));
   std::vector<Path> many;
   for (std::size_t i = 0; i <= kMaxOrderCheckPaths; ++i) many.push_back(Path::root().child(std::to_string(i)));
   try {

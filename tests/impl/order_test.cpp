@@ -40,7 +40,8 @@ TEST(OrderKeys, BuiltinPromisesComputedFromTheirKeysAreTheDeclaredOnes) {
   EXPECT_EQ(promises(LockOrder::ancestor_first()), std::pair(Ancestry::kAncestorsFirst, Totality::kStrictTotal));
   EXPECT_EQ(promises(LockOrder::preorder()), std::pair(Ancestry::kAncestorsFirst, Totality::kStrictTotal));
   EXPECT_EQ(promises(LockOrder::deepest_first()), std::pair(Ancestry::kUnspecified, Totality::kStrictTotal));
-  EXPECT_EQ(promises(LockOrder::depth_only()), std::pair(Ancestry::kAncestorsFirst, Totality::kNotTotal));
+  EXPECT_EQ(promises(LockOrder::from_keys("depth-only", {OrderKey::depth(Direction::kAscending)})),
+            std::pair(Ancestry::kAncestorsFirst, Totality::kNotTotal));
   for (const auto* o : LockOrder::builtins()) {
     EXPECT_EQ(o->definition(), OrderDefinition::kBuiltin);
     EXPECT_FALSE(o->keys().empty()) << o->name();

@@ -48,7 +48,8 @@ Scheme variant(void (*edit)(SchemeSpec&)) {
 TEST(Plan, VariantsBreakTheInvariantsTheyAreMeantToBreak) {
   const Scheme request_order = variant([](SchemeSpec& s) { s.acquisition = Acquisition::kRequestOrder; });
   const Scheme per_role = variant([](SchemeSpec& s) { s.joining = ModeJoining::kPerRole; });
-  const Scheme depth_only = variant([](SchemeSpec& s) { s.order = LockOrder::depth_only(); });
+  const Scheme depth_only = variant(
+      [](SchemeSpec& s) { s.order = LockOrder::from_keys("depth-only", {OrderKey::depth(Direction::kAscending)}); });
   for (const auto* s : {&request_order, &per_role, &depth_only}) EXPECT_FALSE(s->canonical_plans());
   EXPECT_TRUE(path_rwa_joined_scheme().canonical_plans());
   // Request order: the read path (and its ancestors) first, joined, unsorted.

@@ -168,8 +168,8 @@ RC_GTEST_PROP(LockOrderProps, BuiltinOrdersAreStrictTotalOrders,
   }
 }
 
-TEST(LockOrder, DepthOnlyIsNotTotalAndSaysSo) {
-  const LockOrder& o = LockOrder::depth_only();
+TEST(LockOrder, DepthKeysAloneAreNotTotalAndSaySo) {
+  const LockOrder o = LockOrder::from_keys("depth-only", {OrderKey::depth(Direction::kAscending)});
   EXPECT_EQ(o.totality(), Totality::kNotTotal);
   const auto a = model::Path::parse("/a");
   const auto b = model::Path::parse("/b");
@@ -180,6 +180,8 @@ TEST(LockOrder, DepthOnlyIsNotTotalAndSaysSo) {
 TEST(LockOrder, FindByName) {
   EXPECT_EQ(LockOrder::find("ancestor-first"), &LockOrder::ancestor_first());
   EXPECT_EQ(LockOrder::find("sideways"), nullptr);
+  // The order that is not total is the verification kit's, not the lock's.
+  EXPECT_EQ(LockOrder::find("depth-only"), nullptr);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <optional>
 #include <sstream>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/reports/check.hpp"
 #include "pathlock/sim/explorer.hpp"
 #include "support/check_markdown.hpp"
@@ -78,7 +78,7 @@ TEST(CheckReport, CommittedReportIsCurrent) {
   const sim::CheckOptions defaults;
   ASSERT_EQ(j["schemes"].size(), impl::builtin_schemes().size() + 4) << hint;
   for (const auto& entry : j["schemes"]) {
-    const impl::Scheme scheme = impl::scheme_from_json(entry["scheme"], "check.json");
+    const impl::Scheme scheme = io::scheme_from_json(entry["scheme"], "check.json");
     SCOPED_TRACE(scheme.name());
     const auto& jo = entry["options"];
     EXPECT_EQ(jo["family"], "full") << hint;
@@ -174,7 +174,7 @@ TEST(CheckReport, CommittedReportIsCurrent) {
     const auto file = dir / (file_slug(scheme.name()) + ".counterexample.json");
     const sim::Scenario scenario = sim::load_scenario_file(file);
     ASSERT_TRUE(scenario.scheme_file.has_value());
-    const impl::Scheme loaded = impl::load_scheme_file(*scenario.scheme_file);
+    const impl::Scheme loaded = io::load_scheme_file(*scenario.scheme_file);
     const sim::SchemePlanner planner(loaded);
     const sim::StepMachine m(planner, scenario);
     const auto replayed = sim::replay_schedule(m, c["schedule"].get<std::vector<std::uint32_t>>());
@@ -196,7 +196,7 @@ TEST(CheckReport, CommittedSpinTableIsCurrent) {
   for (const auto* s : impl::builtin_schemes()) schemes.emplace(s->name(), *s);
   std::size_t scheme_count = impl::builtin_schemes().size();
   for (const auto& f : std::filesystem::directory_iterator(src / "sim/schemes")) {
-    const impl::Scheme s = impl::load_scheme_file(f.path());
+    const impl::Scheme s = io::load_scheme_file(f.path());
     schemes.insert_or_assign(s.name(), s);
     ++scheme_count;
   }

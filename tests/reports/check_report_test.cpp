@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/reports/check.hpp"
 #include "pathlock/sim/explorer.hpp"
 #include "support/check_markdown.hpp"

@@ -5,14 +5,14 @@
 
 #include <filesystem>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/sim/check.hpp"
 
 namespace pathlock::sim {
 namespace {
 
 impl::Scheme shipped(const char* name) {
-  return impl::load_scheme_file(std::filesystem::path(PATHLOCK_SOURCE_DIR) / "sim" / "schemes" / name);
+  return io::load_scheme_file(std::filesystem::path(PATHLOCK_SOURCE_DIR) / "sim" / "schemes" / name);
 }
 
 // The order check does not depend on the campaigns: keep them off.

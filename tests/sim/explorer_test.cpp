@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/explorer.hpp"
 #include "support/generators.hpp"
@@ -17,7 +17,7 @@ using impl::Scheme;
 using impl::SchemeSpec;
 using model::Path;
 using testing::scenario_of;
-using testing::variant;
+using testing::scheme_variant;
 
 ExploreResult run(const Scheme& scheme, const Scenario& scenario, ExploreOptions options = {}) {
   const SchemePlanner planner(scheme);
@@ -56,8 +56,8 @@ TEST(Explorer, DesignNotesScheme4AsWrittenLetsACopyIntoItsSubtreeRunBesideAWrite
 }
 
 TEST(Explorer, AcquisitionInRequestOrderDeadlocks) {
-  const Scheme s = variant(impl::path_rwa_joined_scheme(),
-                           [](SchemeSpec& spec) { spec.acquisition = impl::Acquisition::kRequestOrder; }, "req");
+  const Scheme s = scheme_variant(impl::path_rwa_joined_scheme(),
+                                  [](SchemeSpec& spec) { spec.acquisition = impl::Acquisition::kRequestOrder; }, "req");
   const auto r = run(s, opposite_copies());
   ASSERT_EQ(r.verdict, Verdict::kDeadlock);
   ASSERT_TRUE(r.counterexample.has_value());
@@ -68,14 +68,14 @@ TEST(Explorer, AcquisitionInRequestOrderDeadlocks) {
 }
 
 TEST(Explorer, AnOrderThatIsNotTotalDeadlocks) {
-  const Scheme s = impl::path_rwa_joined_scheme().with_order(impl::LockOrder::depth_only(), "depth-only");
+  const Scheme s = testing::depth_only_variant();
   const auto r = run(s, opposite_copies());
   EXPECT_EQ(r.verdict, Verdict::kDeadlock);
 }
 
 TEST(Explorer, PerRoleAcquisitionWithoutJoiningWaitsForItself) {
-  const Scheme s = variant(impl::path_rwa_joined_scheme(),
-                           [](SchemeSpec& spec) { spec.joining = impl::ModeJoining::kPerRole; }, "per-role");
+  const Scheme s = scheme_variant(impl::path_rwa_joined_scheme(),
+                                  [](SchemeSpec& spec) { spec.joining = impl::ModeJoining::kPerRole; }, "per-role");
   const auto r = run(s, scenario_of({{"copy /a /a/b"}}));
   ASSERT_EQ(r.verdict, Verdict::kDeadlock);
   ASSERT_TRUE(r.counterexample.has_value());
@@ -93,8 +93,8 @@ TEST(Explorer, AnotherStrictTotalOrderIsAccepted) {
 }
 
 TEST(Explorer, CounterexamplesReplay) {
-  const Scheme s = variant(impl::path_rwa_joined_scheme(),
-                           [](SchemeSpec& spec) { spec.acquisition = impl::Acquisition::kRequestOrder; }, "req");
+  const Scheme s = scheme_variant(impl::path_rwa_joined_scheme(),
+                                  [](SchemeSpec& spec) { spec.acquisition = impl::Acquisition::kRequestOrder; }, "req");
   const SchemePlanner planner(s);
   const auto r = explore(planner, opposite_copies());
   ASSERT_TRUE(r.counterexample.has_value());

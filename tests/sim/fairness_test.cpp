@@ -9,7 +9,7 @@
 
 #include <optional>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/campaign.hpp"
 #include "pathlock/sim/check.hpp"
@@ -42,26 +42,26 @@ TEST(Fairness, EveryBuiltinSchemePromisesFifo) {
 }
 
 TEST(Fairness, ASchemeFileCarriesItsPromiseAndExportsIt) {
-  nlohmann::json j = impl::scheme_to_json(impl::global_rw_scheme());
+  nlohmann::json j = io::scheme_to_json(impl::global_rw_scheme());
   EXPECT_EQ(j["fairness"], nlohmann::json({{"promise", "fifo"}}));
   j.erase("fairness");  // optional: FIFO by default
-  EXPECT_EQ(impl::scheme_from_json(j, "f.json").fairness(), impl::Fairness::kFifo);
+  EXPECT_EQ(io::scheme_from_json(j, "f.json").fairness(), impl::Fairness::kFifo);
   j["fairness"] = {{"promise", "bounded-bypass"}, {"bound", 3}};
-  const impl::Scheme bounded = impl::scheme_from_json(j, "f.json");
+  const impl::Scheme bounded = io::scheme_from_json(j, "f.json");
   EXPECT_EQ(bounded.fairness(), impl::Fairness::kBoundedBypass);
   EXPECT_EQ(bounded.bypass_bound(), 3U);
   EXPECT_EQ(bounded.fairness_text(), "bounded bypass (at most 3 overtakes per wait)");
-  EXPECT_EQ(impl::scheme_to_json(bounded)["fairness"], j["fairness"]);
+  EXPECT_EQ(io::scheme_to_json(bounded)["fairness"], j["fairness"]);
   j["fairness"] = {{"promise", "none"}};
-  EXPECT_EQ(impl::scheme_from_json(j, "f.json").fairness(), impl::Fairness::kNone);
+  EXPECT_EQ(io::scheme_from_json(j, "f.json").fairness(), impl::Fairness::kNone);
 }
 
 TEST(Fairness, ABadPromiseIsRejectedNamingTheFieldAndTheLimit) {
   const auto error_of = [](const nlohmann::json& fairness) {
-    nlohmann::json j = impl::scheme_to_json(impl::global_rw_scheme());
+    nlohmann::json j = io::scheme_to_json(impl::global_rw_scheme());
     j["fairness"] = fairness;
     try {
-      impl::scheme_from_json(j, "f.json");
+      io::scheme_from_json(j, "f.json");
     } catch (const model::InputError& e) {
       return std::string(e.what());
     }

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/scenario.hpp"
 #include "pathlock/sim/workload.hpp"
@@ -58,7 +58,7 @@ TEST(WorkloadLimits, TooManyTasksOrClientsAreRefusedNamingTheField) {
 TEST(InputFiles, NumbersThatOverflowAreBadInputInEveryParser) {
   const std::string overflow = R"({"name": 1e999})";
   for (const std::string& why :
-       {problem_with([&] { (void)impl::parse_scheme(overflow, "s.json"); }),
+       {problem_with([&] { (void)io::parse_scheme(overflow, "s.json"); }),
         problem_with([&] { (void)parse_scenario(overflow, "c.json", "."); }),
         problem_with([&] { (void)parse_workload(overflow, "w.json", "."); })}) {
     EXPECT_NE(why.find("not valid JSON"), std::string::npos) << why;

@@ -6,6 +6,7 @@
 
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/sim/scenario.hpp"
+#include "pathlock/sim/variants.hpp"
 
 namespace pathlock::testing {
 
@@ -21,26 +22,10 @@ inline sim::Scenario scenario_of(const std::vector<std::vector<std::string>>& ta
   return s;
 }
 
-// `base` with one edit to its specification, under a new name.
-inline impl::Scheme variant(const impl::Scheme& base, void (*edit)(impl::SchemeSpec&), const char* name) {
-  impl::SchemeSpec spec = base.spec();
-  spec.name = name;
-  edit(spec);
-  return impl::Scheme(std::move(spec));
-}
-
-// The three broken variants of proofs/flaws.md (each breaks deadlock
-// freedom's hypothesis H1), and a harmless reordering.
-inline impl::Scheme request_order_variant() {
-  return variant(impl::path_rwa_joined_scheme(),
-                 [](impl::SchemeSpec& s) { s.acquisition = impl::Acquisition::kRequestOrder; }, "request-order");
-}
-inline impl::Scheme per_role_variant() {
-  return variant(impl::path_rwa_joined_scheme(), [](impl::SchemeSpec& s) { s.joining = impl::ModeJoining::kPerRole; },
-                 "per-role");
-}
-inline impl::Scheme depth_only_variant() {
-  return impl::path_rwa_joined_scheme().with_order(impl::LockOrder::depth_only(), "depth-only");
-}
+// The verification kit's broken variants (sim/variants.hpp), by their old names.
+using sim::depth_only_variant;
+using sim::per_role_variant;
+using sim::request_order_variant;
+using sim::scheme_variant;
 
 }  // namespace pathlock::testing

@@ -199,6 +199,10 @@ enum class UnsafeNesting : std::uint8_t {
   kAbort,   // prints both requests to stderr and aborts
 };
 
+// Whether the lock takes a scheme that is not sound (impl::scheme_defects:
+// plans that can deadlock, or a join that lets a conflicting request in).
+enum class SchemeAdmission : std::uint8_t { kRequireSound, kAllowDefective };
+
 struct PathLockOptions {
   std::size_t shards = 64;                    // rounded up to a power of two
   std::size_t max_idle_locks_per_shard = 64;  // idle entries kept, for reuse
@@ -208,6 +212,10 @@ struct PathLockOptions {
 #else
   UnsafeNesting unsafe_nesting = UnsafeNesting::kAbort;
 #endif
+  // kRequireSound: the constructor throws std::invalid_argument naming the
+  // scheme and its defects. kAllowDefective: for the harness, which runs
+  // defective schemes to show that its checkers catch them.
+  SchemeAdmission scheme_admission = SchemeAdmission::kRequireSound;
 };
 
 namespace impl {
@@ -229,6 +237,8 @@ class BasicPathLock {
 
   // REQUIRES: `scheme` outlives the lock.
   explicit BasicPathLock(const impl::Scheme& scheme, PathLockOptions options = {});
+  // A temporary scheme would die before the lock: keep it in a variable.
+  explicit BasicPathLock(impl::Scheme&& scheme, PathLockOptions options = {}) = delete;
   // REQUIRES: no guard is held and no acquire is in progress.
   ~BasicPathLock();
   BasicPathLock(const BasicPathLock&) = delete;
@@ -259,7 +269,9 @@ class BasicPathLock {
   AsyncAcquisition async_acquire(const model::Request& request, Handler handler);
   // C++20: `Guard g = co_await lock.acquire_async(request, stop_token);`
   // resumed on the granting thread; a stop request cancels the wait
-  // (kCancelled). REQUIRES: the request outlives the co_await expression.
+  // (kCancelled). REQUIRES: the request outlives the co_await expression; a
+  // coroutine suspended there is not destroyed (request stop, and let it
+  // resume with kCancelled).
   [[nodiscard]] AcquireAwaitable acquire_async(const model::Request& request, StopToken stop = {});
 
   // The design notes' operations, blocking. They build the request (which

@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
+#include "pathlock/sim/variants.hpp"
 
 namespace pathlock::sim {
 
@@ -16,7 +17,7 @@ namespace {
 impl::Scheme resolve(const impl::Scheme& base, const SchemeChoice& choice, std::size_t task) {
   std::optional<impl::Scheme> scheme;
   if (choice.scheme_file) {
-    scheme = impl::load_scheme_file(*choice.scheme_file);
+    scheme = io::load_scheme_file(*choice.scheme_file);
   } else if (choice.scheme) {
     const impl::Scheme* builtin = impl::find_builtin_scheme(*choice.scheme);
     if (builtin == nullptr) bad(fmt::format("task {}: unknown scheme \"{}\"", task, *choice.scheme));
@@ -25,7 +26,7 @@ impl::Scheme resolve(const impl::Scheme& base, const SchemeChoice& choice, std::
     scheme = base;
   }
   if (choice.order) {
-    const impl::LockOrder* order = impl::LockOrder::find(*choice.order);
+    const impl::LockOrder* order = find_harness_order(*choice.order);
     if (order == nullptr) bad(fmt::format("task {}: unknown order \"{}\"", task, *choice.order));
     scheme = scheme->with_order(*order, fmt::format("{}/{}", scheme->name(), *choice.order));
   }

@@ -34,20 +34,34 @@ struct World {
   World(const impl::Scheme& scheme, const LockProgram& program, const LockSetting& setting)
       : lock(scheme, PathLockOptions{.shards = setting.shards,
                                      .max_idle_locks_per_shard = setting.max_idle,
-                                     .root_gate = setting.root_gate == RootGateSetting::kOn}),
-        ledger(program.threads.size()),
+                                     .root_gate = setting.root_gate == RootGateSetting::kOn,
+                                     // the harness runs defective schemes on purpose
+                                     .scheme_admission = SchemeAdmission::kAllowDefective}),
+        ledger(program.threads.size() + program.async_calls()),
         fifo(scheme, fairness_promise(scheme)) {
     for (const auto& t : program.threads) {
       auto& mine = requests.emplace_back();
       for (const auto& c : t.calls) mine.push_back(c.operation.request());
     }
     stops.resize(program.stoppable_calls());
+    acquisitions.resize(program.cancelled_calls());
+    cancel_outcomes.resize(program.cancelled_calls());
+    cancelled_slot.resize(program.cancelled_calls());
+    handler_runs.resize(program.async_calls());
+    handler_status.resize(program.async_calls(), AcquireStatus::kReleased);
   }
   Lock lock;
   GrantLedger ledger;
   FifoLedger fifo;  // every grant against each lock's arrival order
   std::vector<std::vector<model::Request>> requests;  // by thread, by call
   std::vector<runtime::StopSource> stops;             // by stoppable call
+  std::vector<Lock::AsyncAcquisition> acquisitions;   // by cancelled async call
+  std::size_t async_issued = 0;                       // async calls that returned
+  std::size_t async_completed = 0;                    // their handlers that ran
+  std::vector<int> handler_runs;                      // by async call
+  std::vector<AcquireStatus> handler_status;          // by async call: what its handler got
+  std::vector<std::optional<CancelOutcome>> cancel_outcomes;  // by cancelled async call
+  std::vector<std::size_t> cancelled_slot;            // by cancelled async call: its async call
   std::optional<std::string> violation;
   std::size_t inside = 0;  // threads inside a call into the lock
   // The work a thread does while it holds a request: one scheduling point,
@@ -62,6 +76,8 @@ Lock::Guard call_lock(World& w, const LockCall& call, const model::Request& requ
     case WaitStyle::kTry: return w.lock.try_acquire(request);
     case WaitStyle::kTimed: return w.lock.acquire_until(request, VirtualClock::now() + kTimedWait);
     case WaitStyle::kStoppable: return w.lock.acquire(request, w.stops[stop_index].get_token());
+    case WaitStyle::kAsync:
+    case WaitStyle::kAsyncCancelled: break;  // call_async
   }
   return {};
 }
@@ -86,9 +102,44 @@ class InsideTheLock {
   std::optional<runtime::AllocationFailureScope> scope_;
 };
 
+// Where a thread's calls of each kind start in the world's per-call tables.
+struct FirstIndices {
+  std::size_t stop = 0;    // World::stops
+  std::size_t async = 0;   // the ledger's async slots, after the threads'
+  std::size_t cancel = 0;  // World::acquisitions
+};
+
+// An async call: the handler (inline, or on whichever thread grants it)
+// holds the request under a ledger slot of its own for one step, then
+// releases it.
+void call_async(World& w, const LockCall& call, const model::Request& request, std::uint32_t slot,
+                std::size_t async_index, std::size_t cancel_index, AllocationFailures failures) {
+  const auto handler = [&w, &request, slot, async_index](Lock::Guard g) {
+    const runtime::AllocationFailurePause checker_code;  // the ledger's allocations are not the lock's
+    ++w.async_completed;
+    ++w.handler_runs[async_index];
+    w.handler_status[async_index] = g.status();
+    if (g.status() != AcquireStatus::kGranted) return;
+    if (auto broken = w.ledger.granted(slot, request); broken && !w.violation) w.violation = std::move(broken);
+    w.work.fetch_add(1);  // the critical section
+    w.ledger.releasing(slot, request);
+    g.release();
+  };
+  try {
+    const InsideTheLock inside(w, failures);
+    auto acquisition = w.lock.async_acquire(request, handler);
+    ++w.async_issued;
+    if (call.style == WaitStyle::kAsyncCancelled) {
+      w.cancelled_slot[cancel_index] = async_index;
+      w.acquisitions[cancel_index] = std::move(acquisition);
+    }
+  } catch (const std::bad_alloc&) {
+    // The call failed before it returned: it holds nothing, its handler never runs.
+  }
+}
+
 // A lock thread: its calls in order, nested ones held to the end.
-void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, std::size_t first_stop,
-                 AllocationFailures failures) {
+void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, FirstIndices first, AllocationFailures failures) {
   std::vector<std::pair<Lock::Guard, std::size_t>> held;  // guard, call index
   held.reserve(plan.calls.size());
   const auto release = [&](Lock::Guard& g, std::size_t c) {
@@ -98,9 +149,18 @@ void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, std::size_t 
     const InsideTheLock inside(w, failures);
     g.release();
   };
-  std::size_t stop_index = first_stop;
+  std::size_t stop_index = first.stop;
+  std::size_t async_slot = w.requests.size() + first.async;
+  std::size_t cancel_index = first.cancel;
   for (std::size_t c = 0; c < plan.calls.size(); ++c) {
     const auto& call = plan.calls[c];
+    if (call.style == WaitStyle::kAsync || call.style == WaitStyle::kAsyncCancelled) {
+      const std::size_t async_index = async_slot - w.requests.size();
+      call_async(w, call, w.requests[t][c], static_cast<std::uint32_t>(async_slot++), async_index, cancel_index,
+                 failures);
+      if (call.style == WaitStyle::kAsyncCancelled) ++cancel_index;
+      continue;
+    }
     Lock::Guard g;
     try {
       const InsideTheLock inside(w, failures);
@@ -126,14 +186,25 @@ runtime::Program make_program(const impl::Scheme& scheme, const LockProgram& pro
                               AllocationFailures failures) {
   auto w = std::make_shared<World>(scheme, program, setting);
   runtime::Program run;
-  std::size_t first_stop = 0;
+  FirstIndices first;
   for (std::uint32_t t = 0; t < program.threads.size(); ++t) {
     const ThreadPlan* plan = &program.threads[t];
-    run.threads.push_back([w, plan, t, first_stop, failures] { lock_thread(*w, *plan, t, first_stop, failures); });
-    for (const auto& c : plan->calls) first_stop += c.style == WaitStyle::kStoppable ? 1 : 0;
+    run.threads.push_back([w, plan, t, first, failures] { lock_thread(*w, *plan, t, first, failures); });
+    for (const auto& c : plan->calls) {
+      first.stop += c.style == WaitStyle::kStoppable ? 1 : 0;
+      first.async += c.style == WaitStyle::kAsync || c.style == WaitStyle::kAsyncCancelled ? 1 : 0;
+      first.cancel += c.style == WaitStyle::kAsyncCancelled ? 1 : 0;
+    }
   }
   for (std::size_t k = 0; k < w->stops.size(); ++k) {
     run.threads.push_back([w, k] { w->stops[k].request_stop(); });
+  }
+  for (std::size_t k = 0; k < w->acquisitions.size(); ++k) {
+    run.threads.push_back([w, k, failures] {
+      const InsideTheLock inside(*w, failures);
+      // An empty handle (not yet issued, or granted inline): kAlreadyCompleted.
+      w->cancel_outcomes[k] = w->acquisitions[k].cancel();
+    });
   }
   run.observe_lock = [w](const runtime::LockObservation& seen) {
     if (auto broken = w->fifo.observe(seen); broken && !w->violation) w->violation = std::move(broken);
@@ -157,6 +228,21 @@ runtime::Program make_program(const impl::Scheme& scheme, const LockProgram& pro
       return fmt::format("every guard was released, yet {} lock entr{} still active (a leaked hold or an "
                          "orphaned waiter)",
                          active, active == 1 ? "y is" : "ies are");
+    }
+    for (std::size_t a = 0; a < w->handler_runs.size(); ++a) {
+      if (w->handler_runs[a] > 1) return fmt::format("async call {}'s handler ran {} times", a, w->handler_runs[a]);
+    }
+    for (std::size_t k = 0; k < w->cancel_outcomes.size(); ++k) {
+      const std::size_t a = w->cancelled_slot[k];
+      if (w->cancel_outcomes[k] == CancelOutcome::kCancelled && w->handler_status[a] != AcquireStatus::kCancelled) {
+        return fmt::format("cancel() of async call {} said cancelled, yet its handler got {}", a,
+                           to_string(w->handler_status[a]));
+      }
+    }
+    if (w->async_completed != w->async_issued) {
+      return fmt::format("every thread finished, yet {} of {} async acquisition(s) never ran their handler (a lost "
+                         "grant or an orphaned op)",
+                         w->async_issued - w->async_completed, w->async_issued);
     }
     if (const std::size_t waiting = w->fifo.waiting(); waiting != 0) {
       return fmt::format("every call returned, yet the lock told of {} acquisition(s) queued and never granted or "
@@ -182,8 +268,9 @@ bool model_predicts_deadlock(const impl::Scheme& scheme, const LockProgram& prog
     for (const auto& c : t.calls) {
       ScenarioRequest& r = task.emplace_back(c.operation);
       r.acquire = c.style == WaitStyle::kTry ? AcquireStyle::kTry : AcquireStyle::kBlocking;
-      r.withdraw = c.style == WaitStyle::kTimed || c.style == WaitStyle::kStoppable ? WithdrawStyle::kWhileWaiting
-                                                                                   : WithdrawStyle::kNever;
+      const bool withdraws = c.style == WaitStyle::kTimed || c.style == WaitStyle::kStoppable ||
+                             c.style == WaitStyle::kAsyncCancelled;
+      r.withdraw = withdraws ? WithdrawStyle::kWhileWaiting : WithdrawStyle::kNever;
       r.release = c.after == AfterGrant::kHoldToEnd ? ReleaseStyle::kAtEnd : ReleaseStyle::kBeforeNext;
     }
     scenario.tasks.push_back(std::move(task));

@@ -48,6 +48,8 @@ std::string_view to_string(WaitStyle style) noexcept {
     case WaitStyle::kTry: return "try";
     case WaitStyle::kTimed: return "timed";
     case WaitStyle::kStoppable: return "stoppable";
+    case WaitStyle::kAsync: return "async";
+    case WaitStyle::kAsyncCancelled: return "async cancelled";
   }
   return "?";
 }
@@ -56,6 +58,22 @@ std::size_t LockProgram::stoppable_calls() const noexcept {
   std::size_t n = 0;
   for (const auto& t : threads) {
     for (const auto& c : t.calls) n += c.style == WaitStyle::kStoppable ? 1 : 0;
+  }
+  return n;
+}
+
+std::size_t LockProgram::async_calls() const noexcept {
+  std::size_t n = 0;
+  for (const auto& t : threads) {
+    for (const auto& c : t.calls) n += c.style == WaitStyle::kAsync || c.style == WaitStyle::kAsyncCancelled ? 1 : 0;
+  }
+  return n;
+}
+
+std::size_t LockProgram::cancelled_calls() const noexcept {
+  std::size_t n = 0;
+  for (const auto& t : threads) {
+    for (const auto& c : t.calls) n += c.style == WaitStyle::kAsyncCancelled ? 1 : 0;
   }
   return n;
 }
@@ -147,6 +165,17 @@ std::vector<LockProgram> builtin_programs() {
                {{call(write(p("/")), WaitStyle::kTimed)}},
                {{call(write(p("/")))}},
                {{call(read(p("/b")))}}}),
+      program("async-behind-writer", "an async write queues behind a writer; its grant resumes it on the releasing thread",
+              {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsync)}}, {{call(read(p("/a/b")))}}}),
+      program("async-cancel-races-grant", "a cancel races the grant of an async waiter; the reader behind it must pass",
+              {{{call(write(p("/a")))}}, {{call(write(p("/a")), WaitStyle::kAsyncCancelled)}}, {{call(read(p("/a")))}}}),
+      program("async-multi-step", "an async rename waits at one lock, is resumed, and waits again at the next",
+              {{{call(write(p("/b")))}}, {{call(rename(p("/a"), p("/b")), WaitStyle::kAsync)}}, {{call(write(p("/a")))}}}),
+      program("async-cancel-mid-plan", "an async copy is cancelled while it holds some locks and waits for another",
+              {{{call(write(p("/b")))}}, {{call(copy(p("/a"), p("/b")), WaitStyle::kAsyncCancelled)}},
+               {{call(write(p("/a")))}}}),
+      program("async-gate", "an async root writer closes the gate on fast readers, one of them async",
+              {{{call(read(p("/a")))}}, {{call(write(p("/")), WaitStyle::kAsync)}}, {{call(read(p("/b")), WaitStyle::kAsync)}}}),
   };
 }
 

@@ -8,6 +8,11 @@ namespace pathlock::sim::runtime {
 AllocationFailureScope::AllocationFailureScope() noexcept { ++detail::context().injection_depth; }
 AllocationFailureScope::~AllocationFailureScope() { --detail::context().injection_depth; }
 
+AllocationFailurePause::AllocationFailurePause() noexcept : saved_depth_(detail::context().injection_depth) {
+  detail::context().injection_depth = 0;
+}
+AllocationFailurePause::~AllocationFailurePause() { detail::context().injection_depth = saved_depth_; }
+
 namespace {
 bool& injection_linked() noexcept {
   static bool linked = false;

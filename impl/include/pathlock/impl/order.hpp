@@ -141,10 +141,6 @@ class LockOrder {
   // Deepest first, then lexicographic by component: the reverse of the
   // design notes' depth rule, and still a strict total order.
   static const LockOrder& deepest_first();
-  // By depth alone: NOT a strict total order (siblings tie; planning keeps
-  // tied locks in request order). For showing that `pathlock check` rejects
-  // a non-total order; never use it for real.
-  static const LockOrder& depth_only();
 
   static std::span<const LockOrder* const> builtins();
   // nullptr if no built-in order has that name.

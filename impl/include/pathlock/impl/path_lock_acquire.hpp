@@ -15,6 +15,7 @@
 #include "pathlock/impl/path_lock_table.hpp"
 #include "pathlock/impl/path_lock_waiter.hpp"
 #include "pathlock/impl/plan.hpp"
+#include "pathlock/impl/scheme_admission.hpp"
 #include "pathlock/path_lock.hpp"
 
 namespace pathlock {
@@ -22,6 +23,7 @@ namespace pathlock {
 template <typename P>
 BasicPathLock<P>::BasicPathLock(const impl::Scheme& scheme, PathLockOptions options)
     : scheme_(scheme), options_(options), gate_(std::make_unique<RootGate>()) {
+  if (options_.scheme_admission == SchemeAdmission::kRequireSound) impl::require_sound_scheme(scheme_);
   if (options_.root_gate) gate_->modes = impl::root_gate_modes(scheme_);
   const std::size_t n = std::bit_ceil(std::max<std::size_t>(1, options_.shards));
   shard_mask_ = n - 1;

@@ -39,8 +39,6 @@
 // A sleeper record whose task is not queued on its entry, or a waiter that
 // nothing blocks, is a lost grant or wake-up: the text says so.
 
-#include <fmt/format.h>
-
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -49,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pathlock/impl/concat.hpp"
 #include "pathlock/impl/lock_queue.hpp"
 #include "pathlock/impl/path_lock_gate.hpp"
 #include "pathlock/impl/path_lock_table.hpp"
@@ -84,7 +83,7 @@ std::string BasicPathLock<P>::describe_waits() const {
       for (const Node* node = head; node != nullptr; node = node->next) {
         for (const auto& h : node->queue.holders()) {
           if (h.task < kFirstTaskId) continue;  // the gate's pseudo holders: on the gate's line
-          acquisitions[h.task].holds.push_back(fmt::format("{}({})", scheme_.mode_name(h.mode), node->key));
+          acquisitions[h.task].holds.push_back(impl::concat(scheme_.mode_name(h.mode), "(", node->key, ")"));
         }
         for (const auto& [task, waiter] : node->sleepers) {
           Acquisition& a = acquisitions[task];
@@ -128,12 +127,12 @@ std::string BasicPathLock<P>::describe_waits() const {
       if (!gate_->admits(mode)) continue;
       modes += " " + scheme_.mode_name(mode);
       if (const std::int64_t n = gate_->fast_holders(mode); n != 0) {
-        fast += fmt::format(" {} {}", scheme_.mode_name(mode), n);
+        fast += impl::concat(" ", scheme_.mode_name(mode), " ", n);
       }
-      if ((gate_->pseudo_held >> m) & 1U) pseudo += fmt::format(" {} (task {})", scheme_.mode_name(mode), m);
+      if ((gate_->pseudo_held >> m) & 1U) pseudo += impl::concat(" ", scheme_.mode_name(mode), " (task ", m, ")");
     }
-    gate_line += fmt::format("{}; gate modes{}; fast holders{}", closed ? "closed" : "open", modes,
-                             fast.empty() ? " none" : fast);
+    gate_line += impl::concat(closed ? "closed" : "open", "; gate modes", modes, "; fast holders",
+                              fast.empty() ? " none" : fast);
     if (!pseudo.empty()) gate_line += "; pseudo holders of the root for the fast holders:" + pseudo;
   }
 
@@ -144,8 +143,8 @@ std::string BasicPathLock<P>::describe_waits() const {
   };
   std::size_t waiting = 0;
   for (const auto& [task, a] : acquisitions) waiting += a.wait.has_value() ? 1U : 0U;
-  std::string out = fmt::format("pathlock wait snapshot (scheme {}): {} acquisitions, {} waiting\n", scheme_.name(),
-                                acquisitions.size(), waiting);
+  std::string out = impl::concat("pathlock wait snapshot (scheme ", scheme_.name(), "): ", acquisitions.size(),
+                           " acquisitions, ", waiting, " waiting\n");
   out += "(best effort: each shard read under its own lock in turn, not one atomic view)\n";
   out += gate_line + "\n";
   for (const Standing pass : {Standing::kWaitingAhead, Standing::kHolding}) {
@@ -154,15 +153,15 @@ std::string BasicPathLock<P>::describe_waits() const {
       std::string holds;
       for (const auto& h : a.holds) holds += (holds.empty() ? "" : ", ") + h;
       if (!a.wait) {
-        out += fmt::format("task {} holds {}, {}\n", task, holds.empty() ? "the root through the gate" : holds,
-                           request_of(task));
+        out += impl::concat("task ", task, " holds ", holds.empty() ? "the root through the gate" : holds, ", ",
+                      request_of(task), "\n");
         continue;
       }
       const Wait& w = *a.wait;
       const std::string mode = w.mode ? scheme_.mode_name(*w.mode) : std::string("?");
-      out += fmt::format("task {} WAITS for {} in {}, {}\n", task, w.lock, mode, request_of(task));
+      out += impl::concat("task ", task, " WAITS for ", w.lock, " in ", mode, ", ", request_of(task), "\n");
       constexpr std::string_view kNone = "nothing in the table (a hold of the root through the gate has no task)";
-      out += fmt::format("  holds: {}\n", holds.empty() ? kNone : std::string_view(holds));
+      out += impl::concat("  holds: ", holds.empty() ? kNone : std::string_view(holds), "\n");
       if (!w.mode) {
         out += "  not queued on that entry, yet it has a sleeper record there: a lost grant\n";
         continue;
@@ -173,11 +172,11 @@ std::string BasicPathLock<P>::describe_waits() const {
       }
       for (const Blocker& b : w.blockers) {
         const std::string who = b.task < kFirstTaskId
-                                    ? fmt::format("the root gate's fast holders (pseudo task {})", b.task)
-                                    : fmt::format("task {}", b.task);
-        out += fmt::format("  blocked by: {} {} {} in {}{}\n", who,
-                           b.standing == Standing::kHolding ? "holding" : "waiting ahead for", w.lock,
-                           scheme_.mode_name(b.mode), b.task < kFirstTaskId ? "" : ", " + request_of(b.task));
+                                    ? impl::concat("the root gate's fast holders (pseudo task ", b.task, ")")
+                                    : impl::concat("task ", b.task);
+        out += impl::concat("  blocked by: ", who, " ",
+                            b.standing == Standing::kHolding ? "holding" : "waiting ahead for", " ", w.lock, " in ",
+                            scheme_.mode_name(b.mode), b.task < kFirstTaskId ? "" : ", " + request_of(b.task), "\n");
       }
     }
   }

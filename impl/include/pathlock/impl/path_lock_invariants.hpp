@@ -5,14 +5,13 @@
 // Part of the template's definitions: include path_lock_definitions.hpp,
 // not this.
 
-#include <fmt/format.h>
-
 #include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 
+#include "pathlock/impl/concat.hpp"
 #include "pathlock/impl/path_lock_gate.hpp"
 #include "pathlock/impl/path_lock_table.hpp"
 #include "pathlock/impl/path_lock_waiter.hpp"
@@ -24,7 +23,7 @@ template <typename P>
 std::string BasicPathLock<P>::check_invariants() const {
   for (std::size_t i = 0; i <= shard_mask_; ++i) {
     SpinLockHolder hold(shards_[i].mu);
-    if (std::string broken = check_shard(i); !broken.empty()) return fmt::format("shard {}: {}", i, broken);
+    if (std::string broken = check_shard(i); !broken.empty()) return impl::concat("shard ", i, ": ", broken);
   }
   return check_gate();
 }
@@ -34,50 +33,50 @@ std::string BasicPathLock<P>::check_shard(std::size_t index) const {
   const Shard& s = shards_[index];
   s.mu.assert_held();
   const std::size_t max_idle = options_.max_idle_locks_per_shard;
-  if (!std::has_single_bit(s.buckets.size())) return fmt::format("{} buckets, not a power of two", s.buckets.size());
+  if (!std::has_single_bit(s.buckets.size())) return impl::concat(s.buckets.size(), " buckets, not a power of two");
   std::unordered_set<const Node*> linked;
   std::size_t flagged_idle = 0;
   for (std::size_t b = 0; b < s.buckets.size(); ++b) {
     for (const Node* node = s.buckets[b]; node != nullptr; node = node->next) {
       const std::string_view key = node->key;
-      if (!linked.insert(node).second) return fmt::format("entry {} is linked twice", key);
-      if (node->shard != &s) return fmt::format("entry {} names another shard", key);
+      if (!linked.insert(node).second) return impl::concat("entry ", key, " is linked twice");
+      if (node->shard != &s) return impl::concat("entry ", key, " names another shard");
       if (node->hash != impl::path_hash(key) || (node->hash & (s.buckets.size() - 1)) != b ||
           &shard_for(node->hash) != &s) {
-        return fmt::format("entry {} is filed under the wrong hash, bucket or shard", key);
+        return impl::concat("entry ", key, " is filed under the wrong hash, bucket or shard");
       }
-      if (node->is_root != (key == "/")) return fmt::format("entry {} has the wrong root flag", key);
+      if (node->is_root != (key == "/")) return impl::concat("entry ", key, " has the wrong root flag");
       if (std::string q = node->queue.check_invariants(scheme_); !q.empty()) {
-        return fmt::format("entry {}: {}", key, q);
+        return impl::concat("entry ", key, ": ", q);
       }
       if (node->idle != node->queue.idle()) {
-        return fmt::format("entry {} is {} the idle list but its queue is {}", key, node->idle ? "in" : "not in",
-                           node->queue.idle() ? "idle" : "in use");
+        return impl::concat("entry ", key, " is ", node->idle ? "in" : "not in", " the idle list but its queue is ",
+                      node->queue.idle() ? "idle" : "in use");
       }
       if (node->idle) ++flagged_idle;
-      if (std::string w = check_sleepers(*node); !w.empty()) return fmt::format("entry {}: {}", key, w);
+      if (std::string w = check_sleepers(*node); !w.empty()) return impl::concat("entry ", key, ": ", w);
     }
   }
   if (s.entries != linked.size()) {
-    return fmt::format("entries is {} but {} nodes are linked from the buckets", s.entries, linked.size());
+    return impl::concat("entries is ", s.entries, " but ", linked.size(), " nodes are linked from the buckets");
   }
   if (s.entries > s.buckets.size()) {
-    return fmt::format("{} entries in {} buckets (the table grows at one per bucket)", s.entries, s.buckets.size());
+    return impl::concat(s.entries, " entries in ", s.buckets.size(), " buckets (the table grows at one per bucket)");
   }
   std::size_t listed = 0;
   const Node* prev = nullptr;
   for (const Node* node = s.idle_head; node != nullptr; prev = node, node = node->idle_next) {
     if (++listed > linked.size()) return "the idle list is longer than the table (a cycle?)";
     if (linked.count(node) == 0) return "the idle list holds a node that is not in the table";
-    if (!node->idle) return fmt::format("entry {} is in the idle list without its idle flag", node->key);
-    if (node->idle_prev != prev) return fmt::format("entry {} has a wrong idle_prev link", node->key);
+    if (!node->idle) return impl::concat("entry ", node->key, " is in the idle list without its idle flag");
+    if (node->idle_prev != prev) return impl::concat("entry ", node->key, " has a wrong idle_prev link");
   }
   if (s.idle_tail != prev) return "idle_tail is not the last node of the idle list";
   if (s.idle_count != listed || listed != flagged_idle) {
-    return fmt::format("idle_count is {}, the idle list holds {} nodes and {} nodes are flagged idle", s.idle_count,
-                       listed, flagged_idle);
+    return impl::concat("idle_count is ", s.idle_count, ", the idle list holds ", listed, " nodes and ", flagged_idle,
+                  " nodes are flagged idle");
   }
-  if (s.idle_count > max_idle) return fmt::format("{} idle entries, above the bound {}", s.idle_count, max_idle);
+  if (s.idle_count > max_idle) return impl::concat(s.idle_count, " idle entries, above the bound ", max_idle);
   return {};
 }
 
@@ -88,15 +87,15 @@ std::string BasicPathLock<P>::check_sleepers(const Node& node) const {
   // them already granted (a grant removes the record).
   const auto waiters = node.queue.waiters();
   if (node.sleepers.size() != waiters.size()) {
-    return fmt::format("{} sleeper records for {} waiting acquisitions", node.sleepers.size(), waiters.size());
+    return impl::concat(node.sleepers.size(), " sleeper records for ", waiters.size(), " waiting acquisitions");
   }
   for (std::size_t i = 0; i < waiters.size(); ++i) {
     if (node.sleepers[i].first != waiters[i].task) {
-      return fmt::format("sleeper record {} is for task {}, but waiter {} is task {}", i, node.sleepers[i].first, i,
-                         waiters[i].task);
+      return impl::concat("sleeper record ", i, " is for task ", node.sleepers[i].first, ", but waiter ", i,
+                          " is task ", waiters[i].task);
     }
     if (node.sleepers[i].second != nullptr && node.sleepers[i].second->granted()) {
-      return fmt::format("task {} is still queued but its waiter was granted", waiters[i].task);
+      return impl::concat("task ", waiters[i].task, " is still queued but its waiter was granted");
     }
   }
   return {};
@@ -117,15 +116,15 @@ std::string BasicPathLock<P>::check_gate() const {
     const std::string& name = scheme_.mode_name(mode);
     const std::int64_t fast = g.fast_holders(mode);
     const bool pseudo = ((g.pseudo_held >> m) & 1U) != 0;
-    if (fast < 0) return fmt::format("root gate: {} fast holders of {}", fast, name);
-    if (fast > 0 && !g.admits(mode)) return fmt::format("root gate: fast holders of {}, not a gate mode", name);
+    if (fast < 0) return impl::concat("root gate: ", fast, " fast holders of ", name);
+    if (fast > 0 && !g.admits(mode)) return impl::concat("root gate: fast holders of ", name, ", not a gate mode");
     if (closed && fast > 0 && !pseudo) {
-      return fmt::format("root gate: closed with {} fast holders of {}, but no pseudo task holds the root in {}", fast,
-                         name, name);
+      return impl::concat("root gate: closed with ", fast, " fast holders of ", name,
+                    ", but no pseudo task holds the root in ", name);
     }
     if (pseudo && (!closed || fast == 0)) {
-      return fmt::format("root gate: a pseudo task holds the root in {} with the gate {} and {} fast holders", name,
-                         closed ? "closed" : "open", fast);
+      return impl::concat("root gate: a pseudo task holds the root in ", name, " with the gate ",
+                          closed ? "closed" : "open", " and ", fast, " fast holders");
     }
   }
   std::uint32_t pseudo_seen = 0;
@@ -134,13 +133,13 @@ std::string BasicPathLock<P>::check_gate() const {
       if (h.task >= kFirstTaskId) continue;
       if (h.task != pseudo_task(h.mode) || ((g.pseudo_held >> h.mode.index) & 1U) == 0 ||
           ((pseudo_seen >> h.mode.index) & 1U) != 0) {
-        return fmt::format("root gate: pseudo task {} holds the root in {}, unrecorded", h.task,
-                           scheme_.mode_name(h.mode));
+        return impl::concat("root gate: pseudo task ", h.task, " holds the root in ", scheme_.mode_name(h.mode),
+                      ", unrecorded");
       }
       pseudo_seen |= 1U << h.mode.index;
     }
     for (const auto& w : root->queue.waiters()) {
-      if (w.task < kFirstTaskId) return fmt::format("root gate: pseudo task {} waits for the root", w.task);
+      if (w.task < kFirstTaskId) return impl::concat("root gate: pseudo task ", w.task, " waits for the root");
     }
   }
   if (pseudo_seen != g.pseudo_held) return "root gate: a recorded pseudo hold is not on the root entry";

@@ -13,6 +13,11 @@
 //               deadline passing is a scheduler choice at every wait.
 //   kStoppable  acquire(request, stop token): a stopper thread of its own
 //               requests stop, at whatever point the scheduler picks.
+//   kAsync      async_acquire(request, handler): the thread goes on at once;
+//               the handler (inline, or on the thread whose release grants
+//               it) holds the request for one step and releases it.
+//   kAsyncCancelled  kAsync, and a canceller thread of its own cancels the
+//               acquisition at whatever point the scheduler picks.
 //
 // The family is a fixed list of programs, each aimed at one mechanism of the
 // lock (the root gate's close and drain, eviction and reuse of idle entries,
@@ -30,7 +35,7 @@
 
 namespace pathlock::sim::lockcheck {
 
-enum class WaitStyle : std::uint8_t { kBlocking, kTry, kTimed, kStoppable };
+enum class WaitStyle : std::uint8_t { kBlocking, kTry, kTimed, kStoppable, kAsync, kAsyncCancelled };
 enum class AfterGrant : std::uint8_t { kReleaseBeforeNext, kHoldToEnd };
 
 std::string_view to_string(WaitStyle style) noexcept;
@@ -53,6 +58,10 @@ struct LockProgram {
   // Logical threads a run needs: the lock's threads plus one stopper per
   // stoppable call.
   std::size_t stoppable_calls() const noexcept;
+  // Async calls (each holds its grant apart from its thread's) and, of
+  // them, those a canceller thread cancels.
+  std::size_t async_calls() const noexcept;
+  std::size_t cancelled_calls() const noexcept;
   bool has_nesting() const noexcept;
 };
 

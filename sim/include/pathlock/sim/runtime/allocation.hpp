@@ -18,6 +18,20 @@ class AllocationFailureScope {
   AllocationFailureScope& operator=(const AllocationFailureScope&) = delete;
 };
 
+// The harness's own code called back from inside the code under test (an
+// async handler that the lock runs): its allocations never fail, whatever
+// scope encloses it.
+class AllocationFailurePause {
+ public:
+  AllocationFailurePause() noexcept;
+  ~AllocationFailurePause();
+  AllocationFailurePause(const AllocationFailurePause&) = delete;
+  AllocationFailurePause& operator=(const AllocationFailurePause&) = delete;
+
+ private:
+  int saved_depth_;
+};
+
 // Whether this binary links the replaced operator new (sanitizer builds
 // cannot: their runtimes replace it themselves).
 bool allocation_injection_linked() noexcept;

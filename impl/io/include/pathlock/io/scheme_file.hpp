@@ -18,8 +18,7 @@
 //   "join": [["RA", "R", "WA", "W"], ...],    // modes x modes, by name, row and
 //                                             // column in "modes" order; a semilattice
 //   "acquisition": {"order": "ancestor-first",  // or "preorder", "deepest-first",
-//                                             // "depth-only" (not total), "request",
-//                                             // or an order defined by keys:
+//                                             // "request", or an order defined by keys:
 //                                             // {"name": ..., "keys": [...]}
 //                                             // (order_file.hpp)
 //                   "joining": "join"},       // or "per-role" (no joining)
@@ -41,12 +40,12 @@
 
 #include "pathlock/impl/scheme.hpp"
 
-namespace pathlock::impl {
+namespace pathlock::io {
 
-nlohmann::json scheme_to_json(const Scheme& scheme);
+nlohmann::json scheme_to_json(const impl::Scheme& scheme);
 // Throws model::InputError naming `source` and the field.
-Scheme parse_scheme(const std::string& json_text, const std::string& source);
-Scheme scheme_from_json(const nlohmann::json& j, const std::string& source);
-Scheme load_scheme_file(const std::filesystem::path& file);
+impl::Scheme parse_scheme(const std::string& json_text, const std::string& source);
+impl::Scheme scheme_from_json(const nlohmann::json& j, const std::string& source);
+impl::Scheme load_scheme_file(const std::filesystem::path& file);
 
-}  // namespace pathlock::impl
+}  // namespace pathlock::io

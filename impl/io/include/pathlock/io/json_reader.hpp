@@ -19,7 +19,7 @@
 
 #include "pathlock/model/error.hpp"
 
-namespace pathlock::impl::jsonio {
+namespace pathlock::io::jsonio {
 
 using nlohmann::json;
 
@@ -113,4 +113,4 @@ inline std::string read_file(const std::filesystem::path& file, const char* what
   return buffer.str();
 }
 
-}  // namespace pathlock::impl::jsonio
+}  // namespace pathlock::io::jsonio

@@ -1,11 +1,14 @@
-#include "pathlock/impl/order_file.hpp"
+#include "pathlock/io/order_file.hpp"
 
 #include <fmt/format.h>
 
-#include "pathlock/impl/json_reader.hpp"
+#include "pathlock/io/json_reader.hpp"
 #include "pathlock/model/error.hpp"
 
-namespace pathlock::impl {
+namespace pathlock::io {
+// The readers build the lock's own types.
+using namespace pathlock::impl;  // NOLINT(google-build-using-namespace)
+
 namespace {
 
 using jsonio::fail;
@@ -96,4 +99,4 @@ LockOrder keyed_order_from_json(const json& j, const std::string& source, const 
   return LockOrder::from_keys(*name, std::move(keys));
 }
 
-}  // namespace pathlock::impl
+}  // namespace pathlock::io

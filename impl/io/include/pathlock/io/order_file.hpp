@@ -29,11 +29,11 @@
 
 #include "pathlock/impl/order.hpp"
 
-namespace pathlock::impl {
+namespace pathlock::io {
 
 // The object form of an order defined by keys.
-nlohmann::json keyed_order_to_json(const LockOrder& order);
+nlohmann::json keyed_order_to_json(const impl::LockOrder& order);
 // Throws InputError naming `source` and the field below `field`.
-LockOrder keyed_order_from_json(const nlohmann::json& j, const std::string& source, const std::string& field);
+impl::LockOrder keyed_order_from_json(const nlohmann::json& j, const std::string& source, const std::string& field);
 
-}  // namespace pathlock::impl
+}  // namespace pathlock::io

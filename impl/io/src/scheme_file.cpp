@@ -1,14 +1,17 @@
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 
 #include <fmt/format.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "pathlock/impl/json_reader.hpp"
-#include "pathlock/impl/order_file.hpp"
+#include "pathlock/io/json_reader.hpp"
+#include "pathlock/io/order_file.hpp"
 
-namespace pathlock::impl {
+namespace pathlock::io {
+// The readers build the lock's own types.
+using namespace pathlock::impl;  // NOLINT(google-build-using-namespace)
+
 namespace {
 
 using jsonio::fail;
@@ -226,4 +229,4 @@ Scheme load_scheme_file(const std::filesystem::path& file) {
   return parse_scheme(jsonio::read_file(file, "scheme"), file.string());
 }
 
-}  // namespace pathlock::impl
+}  // namespace pathlock::io

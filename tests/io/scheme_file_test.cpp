@@ -4,13 +4,18 @@
 #include <rapidcheck/gtest.h>
 
 #include "pathlock/impl/plan.hpp"
-#include "pathlock/impl/scheme_file.hpp"
+#include "pathlock/io/scheme_file.hpp"
 #include "pathlock/model/error.hpp"
-#include "order_generators.hpp"
+#include "impl/order_generators.hpp"
 #include "support/generators.hpp"
 
 namespace pathlock::impl {
 namespace {
+
+using io::load_scheme_file;
+using io::parse_scheme;
+using io::scheme_from_json;
+using io::scheme_to_json;
 
 void expect_same(const Scheme& a, const Scheme& b) {
   EXPECT_EQ(a.name(), b.name());
@@ -48,7 +53,6 @@ std::vector<Scheme> exported_and_variants() {
   per_role.name = "per-role";
   per_role.joining = ModeJoining::kPerRole;
   out.emplace_back(per_role);
-  out.push_back(path_rwa_joined_scheme().with_order(LockOrder::depth_only(), "depth-only"));
   out.push_back(path_rw_scheme().with_order(LockOrder::deepest_first(), "deepest"));
   out.push_back(path_rwa_joined_scheme().with_order(custom_order(), "custom"));
   out.push_back(path_rwa_joined_scheme().with_order(
