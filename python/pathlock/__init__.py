@@ -67,17 +67,21 @@ class PathLock(_native.Lock):
 
     ``scheme``: a built-in scheme's name (see ``SCHEMES``), or
     ``scheme_file``: a JSON scheme file (schema ``pathlock.scheme/1``).
+    A defective scheme (one whose plans can deadlock or let conflicting
+    requests in, such as the notes' "path-rwa" as written) raises
+    ValueError naming its defects, unless ``allow_defective=True``.
     """
 
-    def __init__(self, scheme: Optional[str] = None, *, scheme_file: Optional[PathLike] = None) -> None:
+    def __init__(self, scheme: Optional[str] = None, *, scheme_file: Optional[PathLike] = None,
+                 allow_defective: bool = False) -> None:
         if scheme_file is None:
-            super().__init__(scheme if scheme is not None else DEFAULT_SCHEME)
+            super().__init__(scheme if scheme is not None else DEFAULT_SCHEME, allow_defective=allow_defective)
             return
         if scheme is not None:
             raise ValueError("give scheme= or scheme_file=, not both")
         with open(scheme_file, encoding="utf-8") as f:  # FileNotFoundError names the file
             text = f.read()
-        super().__init__(scheme_text=text, source=os.fspath(scheme_file))
+        super().__init__(scheme_text=text, source=os.fspath(scheme_file), allow_defective=allow_defective)
 
     # The design notes' operations: each returns lock(read=..., write=...).
     def read(self, path: PathLike, *, timeout: Optional[float] = None) -> Acquisition:

@@ -28,6 +28,11 @@ std::vector<std::string> builtin_scheme_names() {
   return names;
 }
 
+// Python's keyword is a flag, as Python APIs go; the lock takes the enum.
+pathlock::SchemeAdmission admission(bool allow_defective) {
+  return allow_defective ? pathlock::SchemeAdmission::kAllowDefective : pathlock::SchemeAdmission::kRequireSound;
+}
+
 std::string path_of_key(const std::string& key) {
   try {
     return pathlock::model::Path::from_key(key).str();
@@ -46,11 +51,14 @@ PYBIND11_MODULE(_native, m) {
         "The path of an S3 key: 'a/b/c' -> '/a/b/c', 'a/b/' -> '/a/b'. ValueError for a malformed key.");
 
   auto lock_class = py::class_<NativeLock>(m, "Lock", py::dynamic_attr())
-      .def(py::init([](const std::string& scheme) { return NativeLock::builtin(scheme); }), py::arg("scheme"))
-      .def(py::init([](const std::string& scheme_text, const std::string& source) {
-             return NativeLock::from_scheme_text(scheme_text, source);
+      .def(py::init([](const std::string& scheme, bool allow_defective) {
+             return NativeLock::builtin(scheme, admission(allow_defective));
            }),
-           py::arg("scheme_text"), py::arg("source"))
+           py::arg("scheme"), py::kw_only(), py::arg("allow_defective") = false)
+      .def(py::init([](const std::string& scheme_text, const std::string& source, bool allow_defective) {
+             return NativeLock::from_scheme_text(scheme_text, source, admission(allow_defective));
+           }),
+           py::arg("scheme_text"), py::arg("source"), py::kw_only(), py::arg("allow_defective") = false)
       .def_property_readonly("scheme", [](const NativeLock& l) { return l.scheme().name(); })
       .def("active_locks", [](NativeLock& l) { return l.lock().active_locks(); })
       .def("idle_locks", [](NativeLock& l) { return l.lock().idle_locks(); })

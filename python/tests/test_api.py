@@ -93,11 +93,17 @@ def test_s3_keys_map_to_their_folders():
 
 def test_every_builtin_scheme_and_the_default():
     assert pathlock.PathLock().scheme == pathlock.DEFAULT_SCHEME == "path-rwa-joined"
-    for name in pathlock.SCHEMES:
+    for name in set(pathlock.SCHEMES) - {"path-rwa"}:
         assert pathlock.PathLock(name).scheme == name
         assert pathlock.PathLock(scheme=name).scheme == name
     with pytest.raises(ValueError, match='unknown scheme "nope" .*path-rwa-joined'):
         pathlock.PathLock("nope")
+
+
+def test_a_defective_scheme_is_refused_naming_its_defects_unless_allowed():
+    with pytest.raises(ValueError, match=r"path-rwa.*join.*allow_defective=True"):
+        pathlock.PathLock("path-rwa")
+    assert pathlock.PathLock("path-rwa", allow_defective=True).scheme == "path-rwa"
 
 
 def test_a_scheme_file(tmp_path):
