@@ -5,6 +5,7 @@
 #   README.md        explore_bench    reports/bench/explore.md    (scripts/bench.sh)
 #   README.md        sim_bench        reports/bench/sim.md        (scripts/bench.sh)
 #   README.md        plan_bench       reports/bench/plan.md       (scripts/bench.sh)
+#   README.md        python_bench     reports/bench/python.md     (scripts/bench.sh)
 #   README.md        mutation         reports/generated/mutation/mutation.md
 #                                     (scripts/mutate.sh)
 #   README.md        blocking_example impl/examples/blocking_quickstart.cpp and
@@ -33,6 +34,7 @@ set(block_table
   "sim_bench|README.md|reports/bench/sim.md|bash scripts/bench.sh"
   "plan_bench|README.md|reports/bench/plan.md|bash scripts/bench.sh"
   "scaling_bench|README.md|reports/bench/scaling.md|bash scripts/bench.sh"
+  "python_bench|README.md|reports/bench/python.md|bash scripts/bench.sh"
   "counterexamples|proofs/flaws.md|check.json|bash scripts/regen-reports.sh"
   "mutation|README.md|reports/generated/mutation/mutation.md|bash scripts/mutate.sh"
   "blocking_example|README.md|impl/examples/blocking_quickstart.cpp|cmake -DSOURCE_DIR=. -DMODE=write -DBLOCKS=blocking_example -P scripts/doc-blocks.cmake|cpp"

@@ -13,6 +13,8 @@ PACKAGES=(
   gnuplot-nox                          # the simulation report's plots
   spin                                 # the SPIN cross-check of the model checker (proofs/)
   ccache                               # the mutation script's rebuilds reuse the main build's objects
+  python3-dev pybind11-dev python3-pybind11 python3-setuptools   # the pathlock Python package
+  python3-pytest python3-pytest-asyncio                          # its tests
 )
 
 missing=()

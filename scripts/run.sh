@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target pathlock
+bash scripts/install-python.sh >/dev/null  # `import pathlock` works afterwards
 exec build/release/reports/pathlock "$@"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start 2: install what is missing, build, and run every test:
-#   release (g++):  unit and property tests, CLI tests, benchmark smoke runs;
+#   release (g++):  unit and property tests, CLI tests, benchmark smoke runs,
+#                   the Python package's pytest suite (installed for python3);
 #   asan (clang):   the same under AddressSanitizer + UBSan, plus the fuzzers;
 #   tsan (clang):   the concurrency tests (label "concurrency") under ThreadSanitizer.
 set -euo pipefail
@@ -12,6 +13,7 @@ for preset in release asan tsan; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset"
 done
+bash scripts/install-python.sh  # `import pathlock` works afterwards (release build)
 for preset in release asan; do
   echo "== $preset: test"
   ctest --preset "$preset" -j2 --timeout 600
