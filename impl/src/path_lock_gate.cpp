@@ -1,36 +1,53 @@
+#include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <tuple>
+#include <vector>
 
 #include "pathlock/impl/path_lock_gate.hpp"
 #include "pathlock/impl/scheme.hpp"
 
 namespace pathlock::impl {
+namespace {
 
-std::uint32_t root_gate_modes(const Scheme& scheme) {
-  std::uint32_t accepted = 0;
-  for (const Role role : {Role::kReadAncestor, Role::kWriteAncestor, Role::kReadTarget}) {
-    std::uint32_t set = accepted | (1U << scheme.mode_for(role).index);
-    for (bool grew = true; grew;) {  // close under join
-      grew = false;
-      for (std::uint8_t a = 0; a < scheme.mode_count(); ++a) {
-        for (std::uint8_t b = 0; b < scheme.mode_count(); ++b) {
-          if (((set >> a) & 1U) == 0 || ((set >> b) & 1U) == 0) continue;
-          const std::uint32_t j = 1U << scheme.join(ModeId{a}, ModeId{b}).index;
-          if ((set & j) == 0) {
-            set |= j;
-            grew = true;
-          }
-        }
-      }
+bool valid_gate_set(const Scheme& scheme, std::uint32_t set) {
+  const auto n = scheme.mode_count();
+  for (std::uint8_t a = 0; a < n; ++a) {
+    if (((set >> a) & 1U) == 0) continue;
+    for (std::uint8_t b = 0; b < n; ++b) {
+      if (((set >> b) & 1U) == 0) continue;
+      if (!scheme.compatible(ModeId{a}, ModeId{b})) return false;
+      // A task that takes two of these modes on one lock holds their join.
+      if (((set >> scheme.join(ModeId{a}, ModeId{b}).index) & 1U) == 0) return false;
     }
-    bool clique = true;
-    for (std::uint8_t a = 0; a < scheme.mode_count(); ++a) {
-      for (std::uint8_t b = 0; b < scheme.mode_count(); ++b) {
-        if (((set >> a) & 1U) && ((set >> b) & 1U) && !scheme.compatible(ModeId{a}, ModeId{b})) clique = false;
-      }
-    }
-    if (clique) accepted = set;
   }
-  return accepted;
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> gate_mode_sets(const Scheme& scheme) {
+  const std::uint32_t all = (1U << scheme.mode_count()) - 1;
+  std::vector<std::uint32_t> valid;
+  for (std::uint32_t set = 1; set <= all; ++set) {
+    if (valid_gate_set(scheme, set)) valid.push_back(set);
+  }
+  std::vector<std::uint32_t> maximal;
+  for (const std::uint32_t set : valid) {
+    const bool contained = std::any_of(valid.begin(), valid.end(),
+                                       [&](std::uint32_t other) { return other != set && (set & ~other) == 0; });
+    if (!contained) maximal.push_back(set);
+  }
+  // Folders first: a set holding both ancestor modes, then one holding the
+  // read-ancestor mode; larger before smaller; then by mask, for a fixed order.
+  const std::uint32_t read_ancestor = 1U << scheme.mode_for(Role::kReadAncestor).index;
+  const std::uint32_t ancestors = read_ancestor | 1U << scheme.mode_for(Role::kWriteAncestor).index;
+  const auto rank = [&](std::uint32_t set) {
+    return std::make_tuple((set & ancestors) == ancestors ? 0 : 1, (set & read_ancestor) != 0 ? 0 : 1,
+                           -std::popcount(set), set);
+  };
+  std::sort(maximal.begin(), maximal.end(), [&](std::uint32_t a, std::uint32_t b) { return rank(a) < rank(b); });
+  return maximal;
 }
 
 }  // namespace pathlock::impl

@@ -28,7 +28,7 @@ using sim::lockcheck::LockSetting;
 std::vector<LockSetting> chosen_settings(const CheckLockCliOptions& o) {
   std::vector<LockSetting> out;
   for (const LockSetting& s : sim::lockcheck::all_settings()) {
-    if (o.root_gate != "both" && (o.root_gate == "on") != (s.root_gate == sim::lockcheck::RootGateSetting::kOn)) {
+    if (o.gates != "both" && (o.gates == "on") != (s.gates == sim::lockcheck::GateSetting::kOn)) {
       continue;
     }
     if (o.shards != "both" && std::to_string(s.shards) != o.shards) continue;
@@ -56,9 +56,9 @@ std::string replay_command(const CheckLockCliOptions& o, const impl::Scheme& sch
                                                           : "--scheme-file <the file of " + scheme.name() + ">";
   if (!o.order.empty()) scheme_flags += " --order " + o.order;
   return fmt::format(
-      "pathlock check-lock {} --program {} --root-gate {} --shards {} --max-idle {} "
+      "pathlock check-lock {} --program {} --gates {} --shards {} --max-idle {} "
       "--allocation-failures {} --schedule '{}'",
-      scheme_flags, r.program, r.setting.root_gate == sim::lockcheck::RootGateSetting::kOn ? "on" : "off",
+      scheme_flags, r.program, r.setting.gates == sim::lockcheck::GateSetting::kOn ? "on" : "off",
       r.setting.shards, r.setting.max_idle, o.allocation_failures, r.schedule);
 }
 
@@ -101,7 +101,7 @@ int run_check_lock(const CheckLockCliOptions& o) {
   if (!o.schedule.empty() && (programs.size() != 1 || settings.size() != 1 || schemes.size() != 1)) {
     throw InputError(InputProblem::kBadParameter,
                      "--schedule replays one run: name one --program, one scheme, and one value each for "
-                     "--root-gate, --shards and --max-idle");
+                     "--gates, --shards and --max-idle");
   }
   fmt::print("check-lock: {} program(s) x {} setting(s) x {} scheme(s); exhaustive to {} preemption(s), then {} "
              "PCT run(s) per case; allocation failures {}; seed {}\n",

@@ -173,7 +173,7 @@ struct CheckLockCliOptions {
   std::uint64_t seed = 1;
   std::size_t max_runs = 100000;          // bounded-search runs per case
   std::size_t max_steps = 20000;          // steps per run
-  std::string root_gate = "both";         // on | off | both
+  std::string gates = "both";             // on | off | both
   std::string shards = "both";            // 1 | 2 | both
   std::string max_idle = "both";          // 0 | 1 | both
   std::string allocation_failures = "on"; // on | off

@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
   check_lock_cmd->add_option("--max-steps", check_lock.max_steps, "Steps per run (beyond: exit 4)")
       ->check(CLI::Range(100, 10000000))
       ->capture_default_str();
-  check_lock_cmd->add_option("--root-gate", check_lock.root_gate, "The lock's root gate")
+  check_lock_cmd->add_option("--gates", check_lock.gates, "The lock's fast gates")
       ->check(CLI::IsMember({"on", "off", "both"}))
       ->capture_default_str();
   check_lock_cmd->add_option("--shards", check_lock.shards, "Shards of the lock table")

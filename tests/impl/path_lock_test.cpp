@@ -483,12 +483,13 @@ TEST(PathLockNesting, ReportedByDefaultOnlyInDebugBuilds) {
 namespace pathlock {
 namespace {
 
-// The root gate under 2-4 threads with no shadow mutex: the check is a pair
+// The gates under 2-4 threads with no shadow mutex: the check is a pair
 // of seq_cst counters (writers of the root; holders of anything below it),
 // so nothing but the lock orders the threads and ThreadSanitizer sees the
 // lock's own synchronisation. Readers and writers below the root hold it
-// through the gate's fast path; a writer of the root closes the gate.
-TEST(PathLockRootGate, StressWithoutAShadowMutex) {
+// (and their folders) through the gates' fast path once they have taken
+// them once; a writer of the root closes the root's gate.
+TEST(PathLockGates, StressWithoutAShadowMutex) {
   using namespace std::chrono_literals;
   for (unsigned threads : {2U, 3U, 4U}) {
     PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 4});

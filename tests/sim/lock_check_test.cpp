@@ -42,7 +42,7 @@ class BuiltinProgram : public ::testing::TestWithParam<std::string> {};
 TEST_P(BuiltinProgram, PassesWithAnAllocationFailureAtEveryPoint) {
   if (!runtime::allocation_injection_linked()) GTEST_SKIP() << "no allocation-failure injection in sanitizer builds";
   const LockProgram program = find_program(GetParam(), {});
-  for (const LockSetting setting : {LockSetting{RootGateSetting::kOn, 1, 1}, LockSetting{RootGateSetting::kOff, 2, 0}}) {
+  for (const LockSetting setting : {LockSetting{GateSetting::kOn, 1, 1}, LockSetting{GateSetting::kOff, 2, 0}}) {
     expect_case_passes(check_case(impl::path_rwa_joined_scheme(), program, setting,
                                   quick_options(AllocationFailures::kOnePerRun)));
   }
@@ -164,9 +164,9 @@ TEST(FifoLedger, AWithdrawnWaiterIsNotOvertaken) {
   EXPECT_FALSE(h.tell(LockEvent::kGranted, "/a", 2, "R"));
 }
 
-// The root gate: a fast holder's grant is the moment the gate counted it. A
-// writer that queued after the count is not overtaken by the grant the
-// re-read confirms; a writer queued before the count is.
+// A gate: a fast holder's grant is the moment it published its slot. A
+// writer that queued after the slot was set is not overtaken by the grant
+// the re-read confirms; a writer queued before it is.
 TEST(FifoLedger, AFastRootGrantIsJudgedAtItsCount) {
   History counted_first;
   EXPECT_FALSE(counted_first.tell(LockEvent::kAsked, "/", 0, "RA"));
@@ -238,7 +238,7 @@ TEST(LockCheck, TheLockKeepsFifoOnTheProgramsAimedAtIt) {
   for (const impl::Scheme* scheme : impl::builtin_schemes()) {
     for (const char* name :
          {"readers-behind-queued-writer", "gate-closes-on-fast-readers", "gate-stays-closed-for-a-queued-writer"}) {
-      for (const LockSetting setting : {LockSetting{RootGateSetting::kOn, 1, 0}, LockSetting{RootGateSetting::kOff, 2, 1}}) {
+      for (const LockSetting setting : {LockSetting{GateSetting::kOn, 1, 0}, LockSetting{GateSetting::kOff, 2, 1}}) {
         expect_case_passes(check_case(*scheme, find_program(name, {}), setting, options));
       }
     }

@@ -99,6 +99,12 @@
 //   entries(shard) = active(shard) + idle(shard),  idle(shard) <= max_idle
 //   total entries  <= active locks + shards * max_idle_locks_per_shard
 //
+// An entry held only fast (GATES) is active: eviction never takes it (its
+// holders become pseudo holds first). Each entry has a gate record of 64
+// bytes, which outlives it: records are recycled within their shard, never
+// freed while the lock lives (a thread's gate cache may still name one), so
+// they number the most entries the shard ever had at once.
+//
 // Eviction cannot race a waiter: finding an entry (which unlists it from the
 // idle list) and queueing on it happen in one critical section of its shard,
 // and only idle entries are evicted.
@@ -112,29 +118,42 @@
 // a sleep and a wake-up), then sleeps on its own condition variable. The
 // releasing thread grants it under the shard lock and wakes it.
 //
-// ROOT GATE. Every request locks "/", so one shard would serialise every
-// thread. The root therefore has a fast path for its gate modes: the largest
-// set of modes grown from the ancestor modes (and, for the global schemes,
-// the read mode) that is closed under join and pairwise compatible (rwa-
-// joined: {RA, WA}; path-rw: {R}; global-rw: {S}; global-mutex: none). While
-// the gate is open, a step that wants the root in a gate mode increments a
-// counter in one of 16 cache-line stripes and re-reads `closed` (Dekker, all
-// seq_cst); it touches no shard. A step that wants the root in any other
-// mode closes the gate under the root's shard lock and, for each gate mode
-// with fast holders, queues a pseudo holder (task id = mode index) on the
-// root entry, so the fast holders become ordinary holders that it waits for.
-// The last fast holder of a mode to leave releases its pseudo hold; the gate
-// reopens once the root entry holds and queues only gate modes.
+// GATES. Every request takes each ancestor of its paths in an intention mode
+// (RA, WA), so the entries near the root are shared by nearly every request,
+// and a shard lock there would bounce its cache line between every core.
+// Each entry therefore has a gate: a word that, while open, admits a set of
+// modes that are pairwise compatible and closed under join (impl::
+// gate_mode_sets; rwa-joined: {RA, WA} for a folder, {RA, R} for a path
+// that is read; path-rw: {R}; global-rw: {S}; global-mutex: none). A step
+// in an admitted mode takes the entry without its shard: it sets a slot of
+// its thread's block to (gate, mode) and re-reads the word (Dekker, all
+// seq_cst), so a hot folder's line is only read, never written. A thread
+// finds the gate through its own cache of (lock, path text) -> (gate
+// record, generation), filled when it takes the entry slowly; a miss, a
+// closed gate or a mode the gate does not admit takes the slow path.
 //
-//   fast holders of m = sum over stripes of count[m]      (each >= 0 in sum)
-//   gate closed  and  sum(m) > 0   =>  pseudo task m holds the root in m
-//   gate open    =>  root entry holds and queues only gate modes
+// A slow step in an admitted-capable mode opens the entry's gate when its
+// queue queues nobody and holds only modes of one gate set. A step in a
+// mode the open gate does not admit closes it under the shard lock and, for
+// each admitted mode with fast holders (found by scanning the slots),
+// queues a pseudo holder (task id = mode index) on the entry, so the fast
+// holders become ordinary holders that it waits for, in FIFO order. The
+// last fast holder of a mode to leave releases its pseudo hold; the next
+// slow step in a gate mode reopens the gate. Evicting an entry closes its
+// gate for good and starts a new generation of its record, so every
+// thread's cached (record, generation) of the old path misses.
+//
+//   gate open    =>  the entry's queue holds only admitted modes, queues nobody
+//   gate closed  and  a slot (gate, m) set  =>  pseudo task m holds the entry in m
+//   a record's generation changes  =>  no slot names it
 //
 // INVARIANTS (per shard, under its lock):
 //   entries == nodes linked from the buckets == active + idle_count
 //   a node is in the idle list  <=>  its queue has no holder and no waiter
 //   each waiting acquisition has exactly one sleeper record, on the entry it waits for
-// check_invariants() checks these, the root gate's and every LockQueue's.
+// check_invariants() checks these, the gates' (every set slot names an
+// entry's gate that admits it or stands for it with a pseudo hold) and
+// every LockQueue's.
 //
 // PLATFORM. The lock is BasicPathLock<P>, written once against a Platform P
 // (impl/platform.hpp): every atomic, lock, wait, clock read, stop token and
@@ -211,7 +230,7 @@ enum class SchemeAdmission : std::uint8_t { kRequireSound, kAllowDefective };
 struct PathLockOptions {
   std::size_t shards = 64;                    // rounded up to a power of two
   std::size_t max_idle_locks_per_shard = 64;  // idle entries kept, for reuse
-  bool root_gate = true;                      // the root's fast path (ROOT GATE)
+  bool fast_gates = true;                     // every entry's fast path (GATES)
 #ifdef NDEBUG
   UnsafeNesting unsafe_nesting = UnsafeNesting::kIgnore;
 #else
@@ -297,16 +316,16 @@ class BasicPathLock {
   // cancelled, over all shards (a snapshot, for monitoring and for tests
   // that must know a waiter is queued before they act).
   std::size_t waiting_acquisitions() const;
-  // Empty if the lock's invariants hold (INVARIANTS and ROOT GATE above, and
+  // Empty if the lock's invariants hold (INVARIANTS and GATES above, and
   // every lock's queue's); otherwise the first broken one, named. Takes each
   // shard's lock in turn. REQUIRES: every thread is outside this lock's
-  // calls, or inside one only waiting for a grant (so the root gate's
-  // counters are not changing under the check).
+  // calls, or inside one only waiting for a grant (so the gates' slots are
+  // not changing under the check).
   std::string check_invariants() const;
   // What every acquisition waits for, as text (for a watchdog or a hung
   // test): each waiting one's request, the lock and mode it waits for, and
   // the holders and waiters ahead there that block it; each holding one's
-  // locks; the root gate. A best-effort snapshot: each shard is read under
+  // locks; the gates' fast holders. A best-effort snapshot: each shard is read under
   // its own lock in turn (impl/path_lock_describe.hpp).
   std::string describe_waits() const;
 
@@ -317,7 +336,9 @@ class BasicPathLock {
   struct Shard;
   struct Waiter;
   class WaiterSlot;
-  struct RootGate;
+  struct GateRecord;
+  struct Gates;
+  struct GateCacheEntry;
   template <typename T>
   using Atomic = typename P::template Atomic<T>;
   using SpinLockHolder = impl::Locked<typename P::SpinLock>;
@@ -368,24 +389,49 @@ class BasicPathLock {
   static void deliver_async(AsyncOp* op) noexcept;
   Guard acquire_impl(const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline,
                      StopToken stop);
-  // The task id under which the root gate's fast holders in `mode` hold the
-  // root entry while the gate is closed; acquisitions have ids >= 2^16.
+  // The task id under which a gate's fast holders in `mode` hold its entry
+  // while the gate is closed; acquisitions have ids >= 2^16.
   static constexpr impl::TaskId pseudo_task(impl::ModeId mode) noexcept { return mode.index; }
   static constexpr impl::TaskId kFirstTaskId = impl::TaskId{1} << 16;  // P::next_task_id()'s least
 
-  // node == nullptr: a fast hold of the root, in `mode`.
   void release_node(Node* node, impl::ModeId mode, impl::TaskId id);
-  // `id`: the acquisition's, told to P::observe (kAsked, kWithdrawn; the
-  // caller tells kGranted when it returns true).
-  bool try_fast_root(impl::ModeId mode, impl::TaskId id);
-  // REQUIRES: root->shard->mu held.
-  void close_gate(Node* root);
-  // If the gate is closed and its last fast holder has left, releases the
-  // pseudo hold. EXCLUDES the root's shard lock.
-  void drain_gate();
+  // GATES (impl/path_lock_gate.hpp). try_fast: a fast hold of `key` in
+  // `mode`, pushed on the guard, if this thread's gate cache knows the
+  // entry's gate and it admits the mode; false: take the slow path.
+  bool try_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, Guard& guard);
+  // Clears the fast hold's slot; drains the gate if it was closed meanwhile.
+  void release_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate) noexcept;
+  // Under the entry's shard lock, where a thread learns an entry's gate.
+  void remember_gate(std::string_view key, std::uint64_t hash, const Node* node) noexcept;
+  enum class GateCacheUse : std::uint8_t { kLookOnly, kMakeIfMissing };
+  static GateCacheEntry* gate_cache(GateCacheUse use) noexcept;
+  // REQUIRES: node->shard->mu held. Closes the entry's gate, turning its
+  // fast holders into pseudo holds (strong guarantee).
+  void close_gate(Node* node);
+  // REQUIRES: node->shard->mu held, its gate just closed, room in its queue
+  // for a holder per admitted mode. A pseudo hold for each admitted mode
+  // that has fast holders (they hold the entry in modes compatible with
+  // every holder, so each is granted at once).
+  void stand_for_fast_holders(Node* node, std::uint32_t admitted) noexcept;
+  // REQUIRES: node->shard->mu held, `mode` just granted on the slow path.
+  // Opens the entry's gate with the first gate set that takes every mode
+  // its queue holds and `mode`, if it queues nobody and has no pseudo hold.
+  void maybe_open_gate(Node* node, impl::ModeId mode) noexcept;
+  // REQUIRES: node->shard->mu held, node idle. Whether eviction may take
+  // the entry: kKept in the first sweep if it was used fast since the last
+  // one; kMadeActive if it is held fast now (its gate closes and its fast
+  // holders become pseudo holds, in the room its queue kept: no
+  // allocation); else kRetired: its gate closes for good and its record
+  // starts a new generation.
+  enum class GateSweep : std::uint8_t { kSecondChance, kUnlessHeld };
+  enum class GateRetire : std::uint8_t { kRetired, kKept, kMadeActive };
+  GateRetire retire_gate(Node* node, GateSweep sweep) noexcept;
+  // If the gate's entry has pseudo holds that no slot needs any more,
+  // releases them. EXCLUDES the gate's shard lock.
+  void drain_gate(GateRecord* gate) noexcept;
   // REQUIRES: node->shard->mu held. Takes the acquisitions `granted` names
   // off the node onto `to_wake` (wake_all wakes them once the shard lock is
-  // released), reopens the gate if it may, lists the node if idle.
+  // released), lists the node if idle (evicting beyond the bound).
   void settle(Node* node, std::span<const impl::LockEntry> granted, Waiter*& to_wake) noexcept;
   AcquireStatus wait_for_grant(Waiter& waiter, WaitPolicy policy, typename Clock::time_point deadline,
                                StopToken& stop);
@@ -398,9 +444,9 @@ class BasicPathLock {
   template <typename F>
   std::size_t sum_over_shards(F count) const;
   // Parts of check_invariants(). check_shard: REQUIRES shards_[index].mu held.
-  std::string check_shard(std::size_t index) const;
+  std::string check_shard(std::size_t index, std::size_t& fast_counted) const;
   std::string check_sleepers(const Node& node) const;
-  std::string check_gate() const;
+  std::string check_gate(const Node& node, std::size_t& held_fast) const;
   Shard& shard_for(std::uint64_t hash) const noexcept;
 
   // NESTING: the granted requests of guards alive, by owning thread, while
@@ -419,9 +465,10 @@ class BasicPathLock {
 
   const impl::Scheme& scheme_;
   PathLockOptions options_;
+  std::uint64_t uid_;  // never reused in this process: keys the threads' gate caches
   std::size_t shard_mask_;
+  std::unique_ptr<Gates> gates_;
   std::unique_ptr<Shard[]> shards_;
-  std::unique_ptr<RootGate> gate_;
 };
 
 // Holds the locks of one granted acquire; releases them when destroyed.
@@ -449,10 +496,16 @@ class BasicPathLock<P>::Guard {
   static constexpr std::size_t kInline = 32;
   Guard(BasicPathLock* lock, impl::TaskId id) : lock_(lock), id_(id) {}
   struct Held {
-    Node* node;  // nullptr: the root, held through the root gate
+    union {
+      Node* node;                      // gate == nullptr: held in the entry's queue
+      Atomic<std::uintptr_t>* slot;    // gate != nullptr: held fast, through this slot
+    };
+    GateRecord* gate;
     impl::ModeId mode;
   };
   void push(Node* node, impl::ModeId mode);
+  void push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode);
+  void push_held(const Held& h);
   const Held& held(std::size_t i) const noexcept { return i < kInline ? inline_[i] : heap_[i - kInline]; }
 
   BasicPathLock* lock_ = nullptr;

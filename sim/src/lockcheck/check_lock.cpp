@@ -35,7 +35,7 @@ struct World {
   World(const impl::Scheme& scheme, const LockProgram& program, const LockSetting& setting)
       : lock(scheme, PathLockOptions{.shards = setting.shards,
                                      .max_idle_locks_per_shard = setting.max_idle,
-                                     .root_gate = setting.root_gate == RootGateSetting::kOn,
+                                     .fast_gates = setting.gates == GateSetting::kOn,
                                      // the harness runs defective schemes on purpose
                                      .scheme_admission = SchemeAdmission::kAllowDefective}),
         ledger(program.threads.size() + program.async_calls()),
@@ -319,7 +319,7 @@ bool model_predicts_deadlock(const impl::Scheme& scheme, const LockProgram& prog
 std::uint64_t case_seed(std::uint64_t seed, const LockProgram& program, const LockSetting& setting) {
   std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the program's name and the setting
   for (const char ch : program.name) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
-  h ^= (setting.shards << 8) ^ (setting.max_idle << 16) ^ (static_cast<std::uint64_t>(setting.root_gate) << 24);
+  h ^= (setting.shards << 8) ^ (setting.max_idle << 16) ^ (static_cast<std::uint64_t>(setting.gates) << 24);
   return derive_seed(seed, h);
 }
 

@@ -29,8 +29,8 @@ FairnessPromise fairness_promise(const impl::Scheme& scheme) {
 std::string FifoLedger::who(impl::TaskId task) const {
   // DeterministicPlatform::next_task_id: (thread + 1) << 32, plus a count.
   if (task >= (impl::TaskId{1} << 32)) return fmt::format("thread {}", (task >> 32) - 1);
-  // Below 2^16: the root gate's pseudo holder for the fast holders of a mode.
-  return fmt::format("the root gate's pseudo holder for {}",
+  // Below 2^16: a gate's pseudo holder for the fast holders of a mode.
+  return fmt::format("the gate's pseudo holder for {}",
                      scheme_.mode_name(impl::ModeId{static_cast<std::uint8_t>(task)}));
 }
 

@@ -113,14 +113,14 @@ std::string describe(const LockProgram& program) {
 }
 
 std::string describe(const LockSetting& setting) {
-  return fmt::format("root gate {}, {} shard{}, {} idle kept",
-                     setting.root_gate == RootGateSetting::kOn ? "on" : "off", setting.shards,
+  return fmt::format("gates {}, {} shard{}, {} idle kept",
+                     setting.gates == GateSetting::kOn ? "on" : "off", setting.shards,
                      setting.shards == 1 ? "" : "s", setting.max_idle);
 }
 
 std::vector<LockSetting> all_settings() {
   std::vector<LockSetting> out;
-  for (const RootGateSetting gate : {RootGateSetting::kOn, RootGateSetting::kOff}) {
+  for (const GateSetting gate : {GateSetting::kOn, GateSetting::kOff}) {
     for (const std::size_t shards : {std::size_t{1}, std::size_t{2}}) {
       for (const std::size_t idle : {std::size_t{0}, std::size_t{1}}) out.push_back({gate, shards, idle});
     }
@@ -135,8 +135,10 @@ std::vector<LockProgram> builtin_programs() {
   using model::write;
   const auto hold = AfterGrant::kHoldToEnd;
   return {
+      // A thread's first request on a path takes it slowly (opening its
+      // gate) and learns where the gate is; its second may take it fast.
       program("gate-closes-on-fast-readers", "a root writer closes the gate while readers hold the root fast",
-              {{{call(read(p("/a")))}}, {{call(write(p("/")))}}, {{call(read(p("/b")))}}}),
+              {{{call(read(p("/a"))), call(read(p("/a")))}}, {{call(write(p("/")))}}, {{call(read(p("/b"))), call(read(p("/b")))}}}),
       program("gate-reopens", "readers arrive while a root writer closes, holds and reopens the gate",
               {{{call(write(p("/")))}}, {{call(read(p("/a"))), call(read(p("/b")))}}}),
       program("lineage-writers", "writers and a reader on one lineage",
@@ -171,10 +173,10 @@ std::vector<LockProgram> builtin_programs() {
               {{{call(read(p("/a")))}}, {{call(write(p("/a")))}}, {{call(read(p("/a")))}}}),
       program("gate-stays-closed-for-a-queued-writer",
               "a root writer times out while another still waits for a fast holder; a fast reader must not pass it",
-              {{{call(read(p("/a")))}},
+              {{{call(read(p("/a"))), call(read(p("/a")))}},
                {{call(write(p("/")), WaitStyle::kTimed)}},
                {{call(write(p("/")))}},
-               {{call(read(p("/b")))}}}),
+               {{call(read(p("/b"))), call(read(p("/b")))}}}),
       program("async-behind-writer", "an async write queues behind a writer; its grant resumes it on the releasing thread",
               {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsync)}}, {{call(read(p("/a/b")))}}}),
       program("async-cancel-races-grant", "a cancel races the grant of an async waiter; the reader behind it must pass",
@@ -185,7 +187,25 @@ std::vector<LockProgram> builtin_programs() {
               {{{call(write(p("/b")))}}, {{call(copy(p("/a"), p("/b")), WaitStyle::kAsyncCancelled)}},
                {{call(write(p("/a")))}}}),
       program("async-gate", "an async root writer closes the gate on fast readers, one of them async",
-              {{{call(read(p("/a")))}}, {{call(write(p("/")), WaitStyle::kAsync)}}, {{call(read(p("/b")), WaitStyle::kAsync)}}}),
+              {{{call(read(p("/a"))), call(read(p("/a")))}},
+               {{call(write(p("/")), WaitStyle::kAsync)}},
+               {{call(read(p("/b")), WaitStyle::kAsync), call(read(p("/b")), WaitStyle::kAsync)}}}),
+      program("folder-gate-closes-on-fast-writers", "a reader of a folder closes its gate while writers below hold it fast",
+              {{{call(write(p("/a/b"))), call(write(p("/a/b")))}}, {{call(read(p("/a")))}},
+               {{call(write(p("/a/c"))), call(write(p("/a/c")))}}}),
+      program("fast-readers-and-a-writer", "readers of one path hold it fast (R admitted) until a writer closes its gate",
+              {{{call(read(p("/a/b"))), call(read(p("/a/b")))}}, {{call(read(p("/a/b"))), call(read(p("/a/b")))}},
+               {{call(write(p("/a/b")))}}}),
+      program("eviction-meets-a-fast-holder",
+              "entries go idle and are evicted while a thread takes and holds them fast (with no idle entry kept, "
+              "its hold must become a pseudo hold)",
+              {{{call(read(p("/a"))), call(read(p("/a")), WaitStyle::kBlocking, hold)}},
+               {{call(write(p("/b"))), call(write(p("/ab")))}},
+               {{call(write(p("/a")))}}}),
+      program("stale-gate-cache", "a thread's cached gate of an evicted entry now serves another path",
+              {{{call(read(p("/a/b"))), call(write(p("/ab"))), call(read(p("/a/b")))}},
+               {{call(read(p("/b"))), call(read(p("/b")), WaitStyle::kBlocking, hold)}},
+               {{call(write(p("/a")))}}}),
       program("async-handler-acquires-again", "a handler releases and starts the next acquisition beside a writer",
               {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsyncAgain)}}, {{call(read(p("/a/b")))}}}),
   };

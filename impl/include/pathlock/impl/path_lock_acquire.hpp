@@ -20,11 +20,28 @@
 
 namespace pathlock {
 
+namespace impl {
+// Where lock uids come from: one process-wide count, so that a lock built
+// where an old one was never matches a thread's cached gates of the old one.
+inline std::uint64_t next_lock_uid() noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace impl
+
 template <typename P>
 BasicPathLock<P>::BasicPathLock(const impl::Scheme& scheme, PathLockOptions options)
-    : scheme_(scheme), options_(options), gate_(std::make_unique<RootGate>()) {
+    : scheme_(scheme), options_(options), uid_(impl::next_lock_uid()), gates_(std::make_unique<Gates>()) {
   if (options_.scheme_admission == SchemeAdmission::kRequireSound) impl::require_sound_scheme(scheme_);
-  if (options_.root_gate) gate_->modes = impl::root_gate_modes(scheme_);
+  if (options_.fast_gates) {
+    gates_->sets = impl::gate_mode_sets(scheme_);
+    gates_->ancestor_modes = 1U << scheme_.mode_for(impl::Role::kReadAncestor).index |
+                             1U << scheme_.mode_for(impl::Role::kWriteAncestor).index;
+    for (const std::uint32_t set : gates_->sets) {
+      gates_->any_mode |= set;
+      gates_->widest = std::max<std::size_t>(gates_->widest, static_cast<std::size_t>(std::popcount(set)));
+    }
+  }
   const std::size_t n = std::bit_ceil(std::max<std::size_t>(1, options_.shards));
   shard_mask_ = n - 1;
   shards_ = std::make_unique<Shard[]>(n);
@@ -53,24 +70,16 @@ template <typename P>
 void BasicPathLock<P>::settle(Node* node, std::span<const impl::LockEntry> granted, Waiter*& to_wake) noexcept {
   node->shard->mu.assert_held();
   take_granted(node, granted, to_wake);
-  // Reopen the gate once nothing on the root conflicts with a gate mode.
-  if (node->is_root && gate_->closed.load(std::memory_order_relaxed) && gate_->pseudo_held == 0 &&
-      ((node->queue.held_mask() | node->queue.queued_mask()) & ~gate_->modes) == 0) {
-    gate_->closed.store(false, std::memory_order_seq_cst);
+  if (node->queue.idle()) {
+    node->shard->became_idle(node, options_.max_idle_locks_per_shard,
+                             [this](Node* n, GateSweep sweep) { return retire_gate(n, sweep); });
   }
-  if (node->queue.idle()) node->shard->became_idle(node, options_.max_idle_locks_per_shard);
 }
 
 // Allocates nothing (the queue keeps room for its waiters' grants), so a
 // Guard's noexcept release is honest.
 template <typename P>
 void BasicPathLock<P>::release_node(Node* node, impl::ModeId mode, impl::TaskId id) {
-  if (node == nullptr) {  // a fast hold of the root
-    impl::observe<P>(impl::LockEvent::kReleased, "/", id, mode);
-    gate_->my_count(mode).fetch_sub(1, std::memory_order_seq_cst);
-    if (gate_->closed.load(std::memory_order_seq_cst)) drain_gate();
-    return;
-  }
   Shard& s = *node->shard;
   Waiter* to_wake = nullptr;
   {
@@ -86,21 +95,32 @@ template <typename P>
 template <typename MakeWaiter>
 typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::StepView& step, Guard& guard,
                                                                   Node*& node, MakeWaiter&& make_waiter) {
-  const bool on_root = step.lock.size() == 1;  // "/"
-  if (on_root && try_fast_root(step.mode, guard.id_)) {
-    impl::observe<P>(impl::LockEvent::kGranted, "/", guard.id_, step.mode);
-    guard.push(nullptr, step.mode);
-    return StepResult::kGranted;
-  }
   const std::uint64_t hash = impl::path_hash(step.lock);
+  const bool gate_mode = ((gates_->any_mode >> step.mode.index) & 1U) != 0;
+  if (gate_mode && try_fast(step.lock, hash, step.mode, guard)) return StepResult::kGranted;
   Shard& s = shard_for(hash);
   SpinLockHolder hold(s.mu);
-  node = s.find_or_create(step.lock, hash, options_.max_idle_locks_per_shard);  // strong guarantee
+  node = s.find_or_create(step.lock, hash, options_.max_idle_locks_per_shard,
+                          [this](Node* n, GateSweep sweep) { return retire_gate(n, sweep); });  // strong guarantee
   try {
-    if (on_root && !gate_->admits(step.mode)) close_gate(node);  // strong guarantee
+    const std::uint32_t admitted = Gates::admitted(node->gate->word.load(std::memory_order_relaxed));
+    if (((admitted >> step.mode.index) & 1U) == 0) close_gate(node);  // strong guarantee; nothing to do if closed
+    // Room, before the grant, for the pseudo holds of a gate this step may
+    // open: closing it later (even to evict the entry) never allocates.
+    if (gate_mode) node->queue.reserve_holders(1 + gates_->widest);
     if (node->queue.try_acquire(scheme_, guard.id_, step.mode)) {
       impl::observe<P>(impl::LockEvent::kGranted, node->key, guard.id_, step.mode);
       guard.push(node, step.mode);  // within the room the caller reserved
+      if (gate_mode) {
+        maybe_open_gate(node, step.mode);
+        // The next acquire here tries the fast path if this is a folder
+        // (an ancestor mode) or its gate was open already: a target taken
+        // once (one leaf read among thousands) would only push a hot
+        // folder out of this thread's cache.
+        if (admitted != 0 || ((gates_->ancestor_modes >> step.mode.index) & 1U) != 0) {
+          remember_gate(step.lock, hash, node);
+        }
+      }
       return StepResult::kGranted;
     }
     if (Waiter* waiting = make_waiter()) {
@@ -246,10 +266,28 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::copy(const model::Path& from,
 
 template <typename P>
 void BasicPathLock<P>::Guard::push(Node* n, impl::ModeId mode) {
+  Held h;
+  h.node = n;
+  h.gate = nullptr;
+  h.mode = mode;
+  push_held(h);
+}
+
+template <typename P>
+void BasicPathLock<P>::Guard::push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode) {
+  Held h;
+  h.slot = slot;
+  h.gate = gate;
+  h.mode = mode;
+  push_held(h);
+}
+
+template <typename P>
+void BasicPathLock<P>::Guard::push_held(const Held& h) {
   if (count_ < kInline) {
-    inline_[count_] = {n, mode};
+    inline_[count_] = h;
   } else {
-    heap_.push_back({n, mode});
+    heap_.push_back(h);  // within the room reserved before the first step
   }
   ++count_;
 }
@@ -260,7 +298,12 @@ void BasicPathLock<P>::Guard::release() noexcept {
     const HoldResumes hold;  // handlers granted here run once this guard is released
     for (std::size_t i = count_; i > 0; --i) {
       const Held& h = held(i - 1);
-      lock_->release_node(h.node, h.mode, id_);
+      if (h.gate != nullptr) {
+        impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
+        lock_->release_fast(h.slot, h.gate);
+      } else {
+        lock_->release_node(h.node, h.mode, id_);
+      }
     }
     if (lock_->options_.unsafe_nesting != UnsafeNesting::kIgnore) lock_->forget_held(id_);
     count_ = 0;

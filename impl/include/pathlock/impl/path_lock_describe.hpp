@@ -5,12 +5,13 @@
 //
 //   pathlock wait snapshot (scheme path-rwa-joined): 4 acquisitions, 2 waiting
 //   (best effort: each shard read under its own lock in turn, not one atomic view)
-//   root gate: open; gate modes RA WA; fast holders WA 4
+//   gates: 3 open; fast holders by entry:
+//     /: gate open; fast holders WA 2
 //   task 65537 WAITS for /b in W, request W{/b}
-//     holds: nothing in the table (a hold of the root through the gate has no task)
+//     holds: nothing in the table (a fast hold through a gate has no task)
 //     blocked by: task 131072 holding /b in W, request W{/b}
 //   task 131073 WAITS for /a in W, request W{/a}
-//     holds: nothing in the table (a hold of the root through the gate has no task)
+//     holds: nothing in the table (a fast hold through a gate has no task)
 //     blocked by: task 65536 holding /a in W, request W{/a}
 //   task 65536 holds W(/a), request W{/a}
 //   task 131072 holds W(/b), request W{/b}
@@ -32,8 +33,8 @@
 //   blocked by              LockQueue::blockers: the holders whose mode is
 //                           incompatible with the wait's, and the waiters
 //                           ahead of it with an incompatible mode
-//   holds                   every queue's holders, by task id; the root held
-//                           through the gate is counted there, not by task
+//   holds                   every queue's holders, by task id; fast holds
+//                           are counted on the gates' lines, not by task
 //   a granted request       only recorded while PathLockOptions::unsafe_nesting
 //                           tracks holders (debug builds by default)
 // A sleeper record whose task is not queued on its entry, or a waiter that
@@ -76,11 +77,29 @@ std::string BasicPathLock<P>::describe_waits() const {
   };
   std::map<impl::TaskId, Acquisition> acquisitions;
   std::vector<impl::TaskId> ids;
+  std::string gate_lines;  // entries with fast holders or pseudo holds
+  std::size_t open_gates = 0;
   for (std::size_t i = 0; i <= shard_mask_; ++i) {
     Shard& s = shards_[i];
     SpinLockHolder hold(s.mu);
     for (const Node* head : s.buckets) {
       for (const Node* node = head; node != nullptr; node = node->next) {
+        const std::uint32_t admitted = Gates::admitted(node->gate->word.load(std::memory_order_seq_cst));
+        if (admitted != 0) ++open_gates;
+        const auto fast = gates_->count(node->gate);
+        std::string fast_text;
+        std::string pseudo_text;
+        for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
+          const std::string& name = scheme_.mode_name(impl::ModeId{m});
+          if (fast[m] != 0) fast_text += impl::concat(" ", name, " ", fast[m]);
+          if ((node->pseudo_held >> m) & 1U) pseudo_text += impl::concat(" ", name, " (task ", m, ")");
+        }
+        if (!fast_text.empty() || !pseudo_text.empty()) {
+          gate_lines += impl::concat("  ", node->key, ": gate ", admitted != 0 ? "open" : "closed", "; fast holders",
+                                     fast_text.empty() ? " none" : fast_text);
+          if (!pseudo_text.empty()) gate_lines += "; pseudo holders for them:" + pseudo_text;
+          gate_lines += "\n";
+        }
         for (const auto& h : node->queue.holders()) {
           if (h.task < kFirstTaskId) continue;  // the gate's pseudo holders: on the gate's line
           acquisitions[h.task].holds.push_back(impl::concat(scheme_.mode_name(h.mode), "(", node->key, ")"));
@@ -112,29 +131,13 @@ std::string BasicPathLock<P>::describe_waits() const {
     for (const HeldRequest& h : held_requests_) acquisitions[h.task].request = h.text;
   }
 
-  // The root gate, under the root's shard lock (its pseudo holds live there).
-  std::string gate_line = "root gate: ";
-  if (gate_->modes == 0) {
-    gate_line += options_.root_gate ? "none (the scheme has no mode the gate can admit)" : "off (PathLockOptions)";
+  std::string gate_line = "gates: ";
+  if (gates_->sets.empty()) {
+    gate_line += options_.fast_gates ? "none (the scheme has no mode a gate can admit)" : "off (PathLockOptions)";
   } else {
-    SpinLockHolder hold(shard_for(impl::path_hash("/")).mu);
-    const bool closed = gate_->closed.load(std::memory_order_seq_cst);
-    std::string modes;
-    std::string fast;
-    std::string pseudo;
-    for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
-      const impl::ModeId mode{m};
-      if (!gate_->admits(mode)) continue;
-      modes += " " + scheme_.mode_name(mode);
-      if (const std::int64_t n = gate_->fast_holders(mode); n != 0) {
-        fast += impl::concat(" ", scheme_.mode_name(mode), " ", n);
-      }
-      if ((gate_->pseudo_held >> m) & 1U) pseudo += impl::concat(" ", scheme_.mode_name(mode), " (task ", m, ")");
-    }
-    gate_line += impl::concat(closed ? "closed" : "open", "; gate modes", modes, "; fast holders",
-                              fast.empty() ? " none" : fast);
-    if (!pseudo.empty()) gate_line += "; pseudo holders of the root for the fast holders:" + pseudo;
+    gate_line += impl::concat(open_gates, " open", gate_lines.empty() ? "; no fast holders" : "; fast holders by entry:");
   }
+  if (!gate_lines.empty()) gate_line += "\n" + gate_lines.substr(0, gate_lines.size() - 1);
 
   const auto request_of = [&](impl::TaskId task) {
     const auto it = acquisitions.find(task);
@@ -153,14 +156,14 @@ std::string BasicPathLock<P>::describe_waits() const {
       std::string holds;
       for (const auto& h : a.holds) holds += (holds.empty() ? "" : ", ") + h;
       if (!a.wait) {
-        out += impl::concat("task ", task, " holds ", holds.empty() ? "the root through the gate" : holds, ", ",
+        out += impl::concat("task ", task, " holds ", holds.empty() ? "only fast holds, through gates" : holds, ", ",
                       request_of(task), "\n");
         continue;
       }
       const Wait& w = *a.wait;
       const std::string mode = w.mode ? scheme_.mode_name(*w.mode) : std::string("?");
       out += impl::concat("task ", task, " WAITS for ", w.lock, " in ", mode, ", ", request_of(task), "\n");
-      constexpr std::string_view kNone = "nothing in the table (a hold of the root through the gate has no task)";
+      constexpr std::string_view kNone = "nothing in the table (a fast hold through a gate has no task)";
       out += impl::concat("  holds: ", holds.empty() ? kNone : std::string_view(holds), "\n");
       if (!w.mode) {
         out += "  not queued on that entry, yet it has a sleeper record there: a lost grant\n";
@@ -172,7 +175,7 @@ std::string BasicPathLock<P>::describe_waits() const {
       }
       for (const Blocker& b : w.blockers) {
         const std::string who = b.task < kFirstTaskId
-                                    ? impl::concat("the root gate's fast holders (pseudo task ", b.task, ")")
+                                    ? impl::concat("the gate's fast holders (pseudo task ", b.task, ")")
                                     : impl::concat("task ", b.task);
         out += impl::concat("  blocked by: ", who, " ",
                             b.standing == Standing::kHolding ? "holding" : "waiting ahead for", " ", w.lock, " in ",

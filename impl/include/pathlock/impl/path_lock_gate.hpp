@@ -1,13 +1,35 @@
 #pragma once
-// BasicPathLock's root gate: the root's fast path for its gate modes, with
-// striped counters of fast holders, and closing, draining and reopening the
-// gate through pseudo holders on the root entry (path_lock.hpp: ROOT GATE).
-// Part of the template's definitions: include path_lock_definitions.hpp,
-// not this.
+// BasicPathLock's gates: every entry's fast path for a set of mutually
+// compatible modes, with per-thread visible holders, and closing, draining
+// and reopening a gate through pseudo holders on its entry (path_lock.hpp:
+// GATES). Part of the template's definitions: include
+// path_lock_definitions.hpp, not this.
+//
+// The state, for one entry E with gate record G (G outlives E's path: it is
+// recycled, never freed, while the lock lives):
+//
+//   G.word = generation << 8 | admitted      admitted: a mask of modes; 0 = closed
+//   a slot = &G.word | mode                   a fast hold of E in mode, visible
+//                                             to every closer (seq_cst)
+//   gate open   =>  E's queue holds only admitted modes and queues nobody
+//   gate closed and a slot (G, m) is set  =>  pseudo task m holds E in m
+//                                             (or that slot is being cleared,
+//                                             and its owner drains next)
+//   G's generation changes  =>  no slot names G (E is retired, G recycled)
+//
+// Dekker, all seq_cst: a fast acquirer sets its slot, then reads G.word; a
+// closer stores G.word closed, then reads every slot. Either the closer sees
+// the slot (and makes it a pseudo hold), or the acquirer sees the gate
+// closed (and withdraws). A releaser clears its slot, then reads G.word: if
+// closed, it drains (releases each pseudo hold no slot needs any more).
 
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string_view>
 #include <vector>
 
 #include "pathlock/impl/lock_queue.hpp"
@@ -17,100 +39,249 @@
 
 namespace pathlock::impl {
 
-// The gate modes of a scheme, a mask: grown greedily from the modes the root
-// most often gets (ancestor modes, then a read target's mode for global
-// schemes), each accepted only if the set stays closed under join and
-// pairwise compatible (every mode with itself included). 0: the root has no
-// gate.
-std::uint32_t root_gate_modes(const Scheme& scheme);
+// The sets of modes a gate may admit: every maximal set of modes that is
+// pairwise compatible (each mode with itself included) and closed under
+// join, each as a mask. The set grown from the ancestor modes comes first,
+// so an entry that is both a folder and a target prefers admitting its
+// descendants' intention modes. Empty: the scheme has no such set (no mode
+// is compatible with itself), so every step takes the slow path.
+std::vector<std::uint32_t> gate_mode_sets(const Scheme& scheme);
 
 }  // namespace pathlock::impl
 
 namespace pathlock {
 
-// Distributed counts of holders per gate mode. Counts are signed: a guard
-// released on another thread decrements that thread's stripe; only the sums
-// over stripes mean anything.
+// One entry's gate (the word fast acquirers read) and who owns it.
+// A cache line each: a folder's word is read by every core, and must not
+// share its line with a busy neighbour's word that opens and closes.
 template <typename P>
-struct BasicPathLock<P>::RootGate {
-  static constexpr std::size_t kStripes = 16;
-  struct alignas(64) Stripe {
-    std::array<Atomic<std::int64_t>, impl::kMaxModes> holders{};  // by mode
-  };
-  std::array<Stripe, kStripes> stripes;
-  alignas(64) Atomic<bool> closed{};  // fast acquisitions refused (false)
-  std::uint32_t modes = 0;          // gate modes, a mask; 0 = no gate
-  // protected by the root entry's shard lock:
-  std::uint32_t pseudo_held = 0;  // modes m for which pseudo task m holds the root entry
-  Node* root = nullptr;           // the root entry, while pseudo_held != 0
-
-  bool admits(impl::ModeId m) const noexcept { return (modes >> m.index) & 1U; }
-  Atomic<std::int64_t>& my_count(impl::ModeId m) noexcept {
-    return stripes[P::thread_slot() % kStripes].holders[m.index];
-  }
-  std::int64_t fast_holders(impl::ModeId m) const noexcept {
-    std::int64_t n = 0;
-    for (const auto& s : stripes) n += s.holders[m.index].load(std::memory_order_seq_cst);
-    return n;
-  }
+struct alignas(64) BasicPathLock<P>::GateRecord {
+  Atomic<std::uint64_t> word{};  // generation << 8 | admitted modes
+  // Set by a fast grant when clear (so written once per eviction pass, not
+  // per grant), cleared by eviction's first pass: CLOCK's reference bit.
+  Atomic<bool> used_fast{};
+  // protected by shard->mu:
+  Node* owner = nullptr;       // the entry using this record, if any
+  GateRecord* next_free = nullptr;
+  Shard* shard = nullptr;      // fixed
 };
 
 template <typename P>
-bool BasicPathLock<P>::try_fast_root(impl::ModeId mode, impl::TaskId id) {
-  if (!gate_->admits(mode) || gate_->closed.load(std::memory_order_relaxed)) return false;
-  auto& count = gate_->my_count(mode);
-  // Dekker with close_gate(): count ourselves, then look at the gate. Either
-  // the closer's sums see our count, or we see the gate closed.
-  count.fetch_add(1, std::memory_order_seq_cst);
-  impl::observe<P>(impl::LockEvent::kAsked, "/", id, mode);  // the grant's moment, if the gate is still open
-  if (!gate_->closed.load(std::memory_order_seq_cst)) return true;
-  count.fetch_sub(1, std::memory_order_seq_cst);
-  impl::observe<P>(impl::LockEvent::kWithdrawn, "/", id, mode);
-  drain_gate();
+struct BasicPathLock<P>::Gates {
+  static constexpr std::size_t kBlocks = 64;         // threads share a block beyond 64
+  static constexpr std::size_t kSlotsPerBlock = 16;  // fast holds a thread has at once
+  static constexpr std::size_t kCachedKeyBytes = 80;  // longer paths always take the slow path
+  static constexpr std::size_t kCacheEntries = 512;   // per thread, direct-mapped by hash
+  static constexpr std::uint64_t kModeMask = 0xff;
+  struct alignas(64) Block {
+    std::array<Atomic<std::uintptr_t>, kSlotsPerBlock> slots{};  // 0 = free
+  };
+  std::array<Block, kBlocks> blocks;
+  // Blocks any thread has used: closers scan only these. Raised (seq_cst)
+  // before a thread first publishes a slot in a block.
+  alignas(64) Atomic<std::size_t> blocks_in_use{};
+  std::vector<std::uint32_t> sets;  // impl::gate_mode_sets; empty = no fast path
+  std::uint32_t any_mode = 0;       // union of sets: the modes worth trying fast
+  std::size_t widest = 0;           // most modes in one set: pseudo holds a close may add
+  std::uint32_t ancestor_modes = 0;  // a folder's modes: worth remembering at once
+
+  static std::uint32_t admitted(std::uint64_t word) noexcept { return static_cast<std::uint32_t>(word & kModeMask); }
+  static std::uint64_t generation(std::uint64_t word) noexcept { return word >> 8; }
+  static std::uintptr_t slot_value(const GateRecord* g, impl::ModeId m) noexcept {
+    return reinterpret_cast<std::uintptr_t>(&g->word) | m.index;  // &word is 8-aligned; modes < 8
+  }
+  // Fast holders of `g`, by mode.
+  std::array<std::uint32_t, impl::kMaxModes> count(const GateRecord* g) const noexcept {
+    std::array<std::uint32_t, impl::kMaxModes> n{};
+    const std::uintptr_t id = slot_value(g, impl::ModeId{0});
+    const std::size_t used = std::min(blocks_in_use.load(std::memory_order_seq_cst), kBlocks);
+    for (std::size_t b = 0; b < used; ++b) {
+      for (const auto& slot : blocks[b].slots) {
+        const std::uintptr_t v = slot.load(std::memory_order_seq_cst);
+        if (v != 0 && (v & ~std::uintptr_t{7}) == id) ++n[v & 7];
+      }
+    }
+    return n;
+  }
+  // A free slot of this thread's block, set to (g, m); nullptr if all are taken.
+  Atomic<std::uintptr_t>* publish(const GateRecord* g, impl::ModeId m) noexcept {
+    const std::size_t b = P::thread_slot() % kBlocks;
+    if (blocks_in_use.load(std::memory_order_relaxed) <= b) {
+      std::size_t seen = blocks_in_use.load(std::memory_order_seq_cst);
+      while (seen <= b && !blocks_in_use.compare_exchange_weak(seen, b + 1, std::memory_order_seq_cst)) {
+      }
+    }
+    for (auto& slot : blocks[b].slots) {
+      std::uintptr_t expected = 0;
+      if (slot.load(std::memory_order_relaxed) == 0 &&
+          slot.compare_exchange_strong(expected, slot_value(g, m), std::memory_order_seq_cst)) {
+        return &slot;
+      }
+    }
+    return nullptr;
+  }
+};
+
+// A thread's memory of where each path's gate is, for locks it used lately.
+// Keyed by (lock, path text): a hit names the gate record and the generation
+// it had; the fast path trusts neither until it has re-read the word.
+template <typename P>
+struct BasicPathLock<P>::GateCacheEntry {
+  std::uint64_t lock_uid = 0;  // 0: empty (lock uids start at 1)
+  std::uint64_t hash = 0;
+  GateRecord* record = nullptr;
+  std::uint64_t generation = 0;
+  std::uint32_t length = 0;
+  char key[Gates::kCachedKeyBytes];
+};
+
+// The calling thread's cache (about 56 KiB, shared by every lock of this
+// platform), made by its first slow step in a gate mode, so that threads
+// that never lock pay nothing; nullptr if it is not made (or could not be).
+template <typename P>
+typename BasicPathLock<P>::GateCacheEntry* BasicPathLock<P>::gate_cache(GateCacheUse use) noexcept {
+  thread_local std::unique_ptr<GateCacheEntry[]> cache;
+  if (cache == nullptr && use == GateCacheUse::kMakeIfMissing) {
+    cache.reset(new (std::nothrow) GateCacheEntry[Gates::kCacheEntries]());
+  }
+  return cache.get();
+}
+
+template <typename P>
+void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, const Node* node) noexcept {
+  if (key.size() > Gates::kCachedKeyBytes) return;
+  GateCacheEntry* cache = gate_cache(GateCacheUse::kMakeIfMissing);
+  if (cache == nullptr) return;  // out of memory: this thread takes the slow path
+  GateCacheEntry& e = cache[hash % Gates::kCacheEntries];
+  e.lock_uid = uid_;
+  e.hash = hash;
+  e.record = node->gate;
+  e.generation = Gates::generation(node->gate->word.load(std::memory_order_relaxed));
+  e.length = static_cast<std::uint32_t>(key.size());
+  std::memcpy(e.key, key.data(), key.size());
+}
+
+template <typename P>
+bool BasicPathLock<P>::try_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, Guard& guard) {
+  const GateCacheEntry* cache = gate_cache(GateCacheUse::kLookOnly);
+  if (cache == nullptr) return false;
+  const GateCacheEntry& e = cache[hash % Gates::kCacheEntries];
+  if (e.lock_uid != uid_ || e.hash != hash || e.length != key.size() ||
+      std::memcmp(e.key, key.data(), key.size()) != 0) {
+    return false;
+  }
+  GateRecord* g = e.record;
+  const std::uint32_t bit = 1U << mode.index;
+  const auto admits = [&](std::uint64_t w) {
+    return Gates::generation(w) == e.generation && (Gates::admitted(w) & bit) != 0;
+  };
+  // A look first, so a closed gate costs no store.
+  if (!admits(g->word.load(std::memory_order_relaxed))) return false;
+  Atomic<std::uintptr_t>* slot = gates_->publish(g, mode);
+  if (slot == nullptr) return false;
+  impl::observe<P>(impl::LockEvent::kAsked, key, guard.id_, mode);  // the grant's moment, if the gate is still open
+  if (admits(g->word.load(std::memory_order_seq_cst))) {
+    impl::observe<P>(impl::LockEvent::kGranted, key, guard.id_, mode);
+    guard.push_fast(slot, g, mode);
+    if (!g->used_fast.load(std::memory_order_relaxed)) g->used_fast.store(true, std::memory_order_relaxed);
+    return true;
+  }
+  impl::observe<P>(impl::LockEvent::kWithdrawn, key, guard.id_, mode);
+  release_fast(slot, g);
   return false;
 }
 
 template <typename P>
-void BasicPathLock<P>::close_gate(Node* root) {
-  if (gate_->modes == 0 || gate_->closed.load(std::memory_order_relaxed)) return;
+void BasicPathLock<P>::release_fast(Atomic<std::uintptr_t>* slot, GateRecord* g) noexcept {
+  slot->store(0, std::memory_order_seq_cst);
+  // A closer may have counted this slot: the last one out drains.
+  if (Gates::admitted(g->word.load(std::memory_order_seq_cst)) == 0) drain_gate(g);
+}
+
+template <typename P>
+void BasicPathLock<P>::close_gate(Node* node) {
+  GateRecord* g = node->gate;
+  const std::uint64_t w = g->word.load(std::memory_order_relaxed);  // written only under this shard lock
+  const std::uint32_t admitted = Gates::admitted(w);
+  if (admitted == 0) return;
   // Room for every pseudo hold first: once the gate is closed, the fast
   // holders must become pseudo holds, or a conflicting request would be
   // granted beside them.
-  root->queue.reserve_holders(static_cast<std::size_t>(std::popcount(gate_->modes)));
-  gate_->closed.store(true, std::memory_order_seq_cst);
-  // The fast holders hold the root in gate modes, compatible with every
-  // holder and waiter of the root entry (else the gate was closed) and with
-  // each other: each mode's pseudo hold is granted at once, and whoever
-  // conflicts with one queues behind it.
+  node->queue.reserve_holders(static_cast<std::size_t>(std::popcount(admitted)));
+  g->word.store(Gates::generation(w) << 8, std::memory_order_seq_cst);
+  // The fast holders hold the entry in admitted modes, compatible with every
+  // holder of its queue (which queues nobody while the gate is open) and
+  // with each other: each mode's pseudo hold is granted at once, and
+  // whoever conflicts with one queues behind it.
+  stand_for_fast_holders(node, admitted);
+}
+
+template <typename P>
+void BasicPathLock<P>::stand_for_fast_holders(Node* node, std::uint32_t admitted) noexcept {
+  const auto fast = gates_->count(node->gate);
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
     const impl::ModeId mode{m};
-    if (!gate_->admits(mode) || gate_->fast_holders(mode) <= 0) continue;
-    root->queue.acquire(scheme_, pseudo_task(mode), mode);
-    impl::observe<P>(impl::LockEvent::kGranted, "/", pseudo_task(mode), mode);  // at once, as said above
-    gate_->pseudo_held |= 1U << m;
-    gate_->root = root;
+    if (((admitted >> m) & 1U) == 0 || fast[m] == 0) continue;
+    node->queue.acquire(scheme_, pseudo_task(mode), mode);
+    impl::observe<P>(impl::LockEvent::kGranted, node->key, pseudo_task(mode), mode);
+    node->pseudo_held |= 1U << m;
   }
 }
 
 template <typename P>
-void BasicPathLock<P>::drain_gate() {
-  Shard& s = shard_for(impl::path_hash("/"));
+void BasicPathLock<P>::maybe_open_gate(Node* node, impl::ModeId mode) noexcept {
+  GateRecord* g = node->gate;
+  const std::uint64_t w = g->word.load(std::memory_order_relaxed);
+  if (Gates::admitted(w) != 0 || node->pseudo_held != 0 || node->queue.queued_mask() != 0) return;
+  const std::uint32_t need = node->queue.held_mask() | (1U << mode.index);
+  for (const std::uint32_t set : gates_->sets) {
+    if ((need & ~set) == 0) {
+      g->word.store(Gates::generation(w) << 8 | set, std::memory_order_seq_cst);
+      return;
+    }
+  }
+}
+
+template <typename P>
+typename BasicPathLock<P>::GateRetire BasicPathLock<P>::retire_gate(Node* node, GateSweep sweep) noexcept {
+  GateRecord* g = node->gate;
+  const std::uint64_t w = g->word.load(std::memory_order_relaxed);
+  if (const std::uint32_t admitted = Gates::admitted(w); admitted != 0) {
+    if (g->used_fast.exchange(false, std::memory_order_relaxed) && sweep == GateSweep::kSecondChance) {
+      return GateRetire::kKept;
+    }
+    // As close_gate, without the reservation: the queue is empty and kept
+    // room for a pseudo hold per admitted mode when the gate opened.
+    g->word.store(Gates::generation(w) << 8, std::memory_order_seq_cst);
+    stand_for_fast_holders(node, admitted);
+    if (node->pseudo_held != 0) return GateRetire::kMadeActive;
+  }
+  // A new generation: every thread's cached (record, generation) for the old
+  // path misses from now on.
+  g->word.store((Gates::generation(w) + 1) << 8, std::memory_order_seq_cst);
+  return GateRetire::kRetired;
+}
+
+template <typename P>
+void BasicPathLock<P>::drain_gate(GateRecord* g) noexcept {
+  Shard& s = *g->shard;
   Waiter* to_wake = nullptr;
   {
     SpinLockHolder hold(s.mu);
+    Node* node = g->owner;
     // The last fast holder of a mode to leave (by the seq_cst order of the
-    // counts and the gate) sees a zero sum here and releases its pseudo hold.
-    if (gate_->pseudo_held == 0) return;
-    Node* root = gate_->root;
+    // slots and the word) sees no slot here and releases its pseudo hold.
+    if (node == nullptr || node->pseudo_held == 0) return;
+    const auto fast = gates_->count(g);
     for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
       const impl::ModeId mode{m};
-      if (((gate_->pseudo_held >> m) & 1U) == 0 || gate_->fast_holders(mode) != 0) continue;
-      gate_->pseudo_held &= ~(1U << m);
-      const auto released = root->queue.release_granting(scheme_, pseudo_task(mode));
-      impl::observe<P>(impl::LockEvent::kReleased, "/", pseudo_task(mode), mode);
-      take_granted(root, root->queue.last_granted(released.count), to_wake);
+      if (((node->pseudo_held >> m) & 1U) == 0 || fast[m] != 0) continue;
+      node->pseudo_held &= ~(1U << m);
+      const auto released = node->queue.release_granting(scheme_, pseudo_task(mode));
+      impl::observe<P>(impl::LockEvent::kReleased, node->key, pseudo_task(mode), mode);
+      take_granted(node, node->queue.last_granted(released.count), to_wake);
     }
-    settle(root, {}, to_wake);
+    settle(node, {}, to_wake);
   }
   wake_all(to_wake);
 }

@@ -1,10 +1,11 @@
 #pragma once
-// BasicPathLock::check_invariants(): the table's, the waiters', the root
-// gate's and every LockQueue's invariants (path_lock.hpp: INVARIANTS, ROOT
-// GATE), each broken one named with the shard, the path and the numbers.
+// BasicPathLock::check_invariants(): the table's, the waiters', the
+// gates' and every LockQueue's invariants (path_lock.hpp: INVARIANTS,
+// GATES), each broken one named with the shard, the path and the numbers.
 // Part of the template's definitions: include path_lock_definitions.hpp,
 // not this.
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -21,15 +22,26 @@ namespace pathlock {
 
 template <typename P>
 std::string BasicPathLock<P>::check_invariants() const {
+  std::size_t fast_counted = 0;  // fast holds found through their entries
   for (std::size_t i = 0; i <= shard_mask_; ++i) {
     SpinLockHolder hold(shards_[i].mu);
-    if (std::string broken = check_shard(i); !broken.empty()) return impl::concat("shard ", i, ": ", broken);
+    if (std::string broken = check_shard(i, fast_counted); !broken.empty()) {
+      return impl::concat("shard ", i, ": ", broken);
+    }
   }
-  return check_gate();
+  std::size_t published = 0;
+  for (const auto& block : gates_->blocks) {
+    for (const auto& slot : block.slots) published += slot.load(std::memory_order_seq_cst) != 0 ? 1U : 0U;
+  }
+  if (published != fast_counted) {
+    return impl::concat("gates: ", published, " slots are set but ", fast_counted,
+                        " name the gate of an entry in the table");
+  }
+  return {};
 }
 
 template <typename P>
-std::string BasicPathLock<P>::check_shard(std::size_t index) const {
+std::string BasicPathLock<P>::check_shard(std::size_t index, std::size_t& fast_counted) const {
   const Shard& s = shards_[index];
   s.mu.assert_held();
   const std::size_t max_idle = options_.max_idle_locks_per_shard;
@@ -45,7 +57,9 @@ std::string BasicPathLock<P>::check_shard(std::size_t index) const {
           &shard_for(node->hash) != &s) {
         return impl::concat("entry ", key, " is filed under the wrong hash, bucket or shard");
       }
-      if (node->is_root != (key == "/")) return impl::concat("entry ", key, " has the wrong root flag");
+      std::size_t held_fast = 0;
+      if (std::string g = check_gate(*node, held_fast); !g.empty()) return impl::concat("entry ", key, ": ", g);
+      fast_counted += held_fast;
       if (std::string q = node->queue.check_invariants(scheme_); !q.empty()) {
         return impl::concat("entry ", key, ": ", q);
       }
@@ -102,55 +116,46 @@ std::string BasicPathLock<P>::check_sleepers(const Node& node) const {
 }
 
 template <typename P>
-std::string BasicPathLock<P>::check_gate() const {
-  const std::uint64_t hash = impl::path_hash("/");
-  Shard& s = shard_for(hash);
-  SpinLockHolder hold(s.mu);
-  const RootGate& g = *gate_;
-  const Node* root = s.find(std::string_view("/"), hash);
-  const bool closed = g.closed.load(std::memory_order_seq_cst);
-  if (g.modes == 0 && closed) return "root gate: closed, but the scheme has no gate modes";
-  if ((g.pseudo_held & ~g.modes) != 0) return "root gate: a pseudo task holds the root in a mode outside the gate";
+std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fast) const {
+  const GateRecord& g = *node.gate;
+  if (g.owner != &node || g.shard != node.shard) return "its gate record names another entry or shard";
+  const std::uint32_t admitted = Gates::admitted(g.word.load(std::memory_order_seq_cst));
+  if (admitted != 0 && std::find(gates_->sets.begin(), gates_->sets.end(), admitted) == gates_->sets.end()) {
+    return impl::concat("its gate admits mask ", admitted, ", not one of the scheme's gate sets");
+  }
+  const auto fast = gates_->count(&g);
+  const std::uint32_t used = node.queue.held_mask() | node.queue.queued_mask();
+  if (admitted != 0 && (node.pseudo_held != 0 || node.queue.queued_mask() != 0 || (used & ~admitted) != 0)) {
+    return "its gate is open while its queue holds or queues a mode the gate does not admit, or a pseudo task";
+  }
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
-    const impl::ModeId mode{m};
-    const std::string& name = scheme_.mode_name(mode);
-    const std::int64_t fast = g.fast_holders(mode);
-    const bool pseudo = ((g.pseudo_held >> m) & 1U) != 0;
-    if (fast < 0) return impl::concat("root gate: ", fast, " fast holders of ", name);
-    if (fast > 0 && !g.admits(mode)) return impl::concat("root gate: fast holders of ", name, ", not a gate mode");
-    if (closed && fast > 0 && !pseudo) {
-      return impl::concat("root gate: closed with ", fast, " fast holders of ", name,
-                    ", but no pseudo task holds the root in ", name);
+    const std::string& name = scheme_.mode_name(impl::ModeId{m});
+    const bool pseudo = ((node.pseudo_held >> m) & 1U) != 0;
+    held_fast += fast[m];
+    if (fast[m] != 0 && admitted == 0 && !pseudo) {
+      return impl::concat("gate closed with ", fast[m], " fast holders of ", name, ", but no pseudo task holds it in ",
+                          name);
     }
-    if (pseudo && (!closed || fast == 0)) {
-      return impl::concat("root gate: a pseudo task holds the root in ", name, " with the gate ",
-                          closed ? "closed" : "open", " and ", fast, " fast holders");
+    if (fast[m] != 0 && admitted != 0 && ((admitted >> m) & 1U) == 0) {
+      return impl::concat(fast[m], " fast holders of ", name, ", which the open gate does not admit");
+    }
+    if (pseudo && fast[m] == 0) {
+      return impl::concat("a pseudo task holds it in ", name, " with no fast holder left (a missed drain)");
     }
   }
   std::uint32_t pseudo_seen = 0;
-  if (root != nullptr) {
-    for (const auto& h : root->queue.holders()) {
-      if (h.task >= kFirstTaskId) continue;
-      if (h.task != pseudo_task(h.mode) || ((g.pseudo_held >> h.mode.index) & 1U) == 0 ||
-          ((pseudo_seen >> h.mode.index) & 1U) != 0) {
-        return impl::concat("root gate: pseudo task ", h.task, " holds the root in ", scheme_.mode_name(h.mode),
-                      ", unrecorded");
-      }
-      pseudo_seen |= 1U << h.mode.index;
+  for (const auto& h : node.queue.holders()) {
+    if (h.task >= kFirstTaskId) continue;
+    if (h.task != pseudo_task(h.mode) || ((node.pseudo_held >> h.mode.index) & 1U) == 0 ||
+        ((pseudo_seen >> h.mode.index) & 1U) != 0) {
+      return impl::concat("pseudo task ", h.task, " holds it in ", scheme_.mode_name(h.mode), ", unrecorded");
     }
-    for (const auto& w : root->queue.waiters()) {
-      if (w.task < kFirstTaskId) return impl::concat("root gate: pseudo task ", w.task, " waits for the root");
-    }
+    pseudo_seen |= 1U << h.mode.index;
   }
-  if (pseudo_seen != g.pseudo_held) return "root gate: a recorded pseudo hold is not on the root entry";
-  if (g.pseudo_held != 0 && g.root != root) return "root gate: the recorded root entry is not the table's";
-  const std::uint32_t used = root == nullptr ? 0 : root->queue.held_mask() | root->queue.queued_mask();
-  if (g.modes != 0 && !closed && (used & ~g.modes) != 0) {
-    return "root gate: open while the root entry holds or queues another mode";
+  for (const auto& w : node.queue.waiters()) {
+    if (w.task < kFirstTaskId) return impl::concat("pseudo task ", w.task, " waits for it");
   }
-  if (closed && g.pseudo_held == 0 && (used & ~g.modes) == 0) {
-    return "root gate: closed, but nothing on the root needs it closed (it should have reopened)";
-  }
+  if (pseudo_seen != node.pseudo_held) return "a recorded pseudo hold is not in its queue";
   return {};
 }
 

@@ -38,9 +38,10 @@ struct alignas(64) BasicPathLock<P>::Node {
   // The shard's idle list (least recently idle first), while idle.
   Node* idle_prev = nullptr;
   Node* idle_next = nullptr;
-  bool idle = false;
-  bool is_root = false;  // the "/" entry, whose state the root gate extends
+  bool idle = false;  // its queue is idle (it may still have fast holders: GATES)
   Shard* shard = nullptr;
+  GateRecord* gate = nullptr;   // its gate, this node's while it lives
+  std::uint32_t pseudo_held = 0;  // modes m in which pseudo task m holds it for fast holders
   impl::LockQueue queue;
   std::vector<std::pair<impl::TaskId, Waiter*>> sleepers;  // waiting acquisitions
 };
@@ -54,6 +55,36 @@ struct alignas(64) BasicPathLock<P>::Shard {
   std::size_t idle_count PATHLOCK_GUARDED_BY(mu) = 0;  // of which idle (in the idle list)
   Node* idle_head PATHLOCK_GUARDED_BY(mu) = nullptr;   // least recently idle
   Node* idle_tail PATHLOCK_GUARDED_BY(mu) = nullptr;
+  // Gate records, recycled, never freed while the lock lives (a thread's
+  // gate cache may still name one): one per entry, plus those free.
+  static constexpr std::size_t kGateChunk = 64;
+  std::vector<std::unique_ptr<GateRecord[]>> gate_chunks PATHLOCK_GUARDED_BY(mu);
+  GateRecord* free_gates PATHLOCK_GUARDED_BY(mu) = nullptr;
+
+  // A gate record for a new entry. Throws (changing nothing) if a new chunk
+  // cannot be allocated.
+  GateRecord* take_gate() PATHLOCK_REQUIRES(mu) {
+    if (free_gates == nullptr) {
+      gate_chunks.reserve(gate_chunks.size() + 1);
+      auto chunk = std::make_unique<GateRecord[]>(kGateChunk);
+      for (std::size_t i = 0; i < kGateChunk; ++i) {
+        chunk[i].shard = this;
+        chunk[i].next_free = i + 1 < kGateChunk ? &chunk[i + 1] : nullptr;
+      }
+      free_gates = chunk.get();
+      gate_chunks.push_back(std::move(chunk));
+    }
+    GateRecord* g = free_gates;
+    free_gates = g->next_free;
+    g->next_free = nullptr;
+    return g;
+  }
+  // REQUIRES: the record is retired (no slot names it; see retire_gate).
+  void free_gate(GateRecord* g) PATHLOCK_REQUIRES(mu) {
+    g->owner = nullptr;
+    g->next_free = free_gates;
+    free_gates = g;
+  }
 
   // The entry for `key`, or nullptr.
   Node* find(std::string_view key, std::uint64_t hash) PATHLOCK_REQUIRES(mu) {
@@ -65,17 +96,21 @@ struct alignas(64) BasicPathLock<P>::Shard {
 
   // The entry for `key`, created if missing, and not in the idle list.
   // `max_idle` bounds the idle entries: a new entry reuses the least recently
-  // idle node once the bound is reached.
-  Node* find_or_create(std::string_view key, std::uint64_t hash, std::size_t max_idle) PATHLOCK_REQUIRES(mu) {
+  // idle node that `retire` lets go (false: it still has fast holders) once
+  // the bound is reached.
+  template <typename Retire>
+  Node* find_or_create(std::string_view key, std::uint64_t hash, std::size_t max_idle, Retire&& retire)
+      PATHLOCK_REQUIRES(mu) {
     if (Node* found = find(key, hash)) {
       if (found->idle) unlist_idle(found);
       return found;
     }
-    // Whatever can throw comes first (strong guarantee): a new node and its
-    // key, room in a reused node's key, a bigger bucket array.
-    Node* n = nullptr;
-    if (idle_head != nullptr && idle_count >= max_idle) {
-      n = idle_head;
+    // Whatever can throw comes first (strong guarantee): a new node, its key
+    // and gate record, room in a reused node's key, a bigger bucket array.
+    // (A reused node is retired first; if its key's room then cannot be
+    // made, it stays an idle entry with a closed gate, as good as before.)
+    Node* n = idle_count >= max_idle ? take_victim(retire) : nullptr;
+    if (n != nullptr) {
       n->key.reserve(key.size());
       unlist_idle(n);
       unlink(n);
@@ -83,11 +118,12 @@ struct alignas(64) BasicPathLock<P>::Shard {
       auto fresh = std::make_unique<Node>();
       fresh->key.reserve(key.size());
       if (entries + 1 > buckets.size()) grow();
+      fresh->gate = take_gate();
+      fresh->gate->owner = fresh.get();
       fresh->shard = this;
       n = fresh.release();
     }
     n->key.assign(key);
-    n->is_root = key == "/";
     n->hash = hash;
     Node** bucket = &buckets[hash & (buckets.size() - 1)];
     n->next = *bucket;
@@ -98,19 +134,49 @@ struct alignas(64) BasicPathLock<P>::Shard {
 
   // Called when `node`'s queue has become idle: lists it as the most recently
   // idle, then deletes the least recently idle nodes beyond `max_idle`.
-  void became_idle(Node* node, std::size_t max_idle) PATHLOCK_REQUIRES(mu) {
+  template <typename Retire>
+  void became_idle(Node* node, std::size_t max_idle, Retire&& retire) PATHLOCK_REQUIRES(mu) {
+    list_idle(node);
+    while (idle_count > max_idle) {
+      Node* victim = take_victim(retire);
+      if (victim == nullptr) break;  // none left idle: each was held fast, and is active now
+      unlist_idle(victim);
+      unlink(victim);
+      free_gate(victim->gate);
+      delete victim;
+    }
+  }
+
+  // The least recently idle entry that `retire` lets go (kRetired), still
+  // listed. One it keeps (kKept: used fast since the last sweep) moves to
+  // the back, a second chance (CLOCK); one it finds held fast now
+  // (kMadeActive: its fast holders became pseudo holds) leaves the list. A
+  // second sweep gives no second chance. nullptr if none is left to take.
+  template <typename Retire>
+  Node* take_victim(Retire&& retire) PATHLOCK_REQUIRES(mu) {
+    for (const GateSweep sweep : {GateSweep::kSecondChance, GateSweep::kUnlessHeld}) {
+      for (std::size_t tries = idle_count; tries > 0 && idle_head != nullptr; --tries) {
+        Node* c = idle_head;
+        switch (retire(c, sweep)) {
+          case GateRetire::kRetired: return c;
+          case GateRetire::kKept:
+            unlist_idle(c);
+            list_idle(c);
+            break;
+          case GateRetire::kMadeActive: unlist_idle(c); break;
+        }
+      }
+    }
+    return nullptr;
+  }
+
+  void list_idle(Node* node) PATHLOCK_REQUIRES(mu) {
     node->idle = true;
     node->idle_prev = idle_tail;
     node->idle_next = nullptr;
     (idle_tail != nullptr ? idle_tail->idle_next : idle_head) = node;
     idle_tail = node;
     ++idle_count;
-    while (idle_count > max_idle) {
-      Node* victim = idle_head;
-      unlist_idle(victim);
-      unlink(victim);
-      delete victim;
-    }
   }
 
   void unlist_idle(Node* node) PATHLOCK_REQUIRES(mu) {
@@ -162,20 +228,15 @@ std::size_t BasicPathLock<P>::sum_over_shards(F count) const {
 
 template <typename P>
 std::size_t BasicPathLock<P>::active_locks() const {
-  std::size_t n = sum_over_shards([](const Shard& s) PATHLOCK_NO_THREAD_SAFETY_ANALYSIS { return s.entries - s.idle_count; });
-  // The root held only through the gate has no active entry: count it once.
-  bool fast_root = false;
-  for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
-    if (gate_->admits(impl::ModeId{m}) && gate_->fast_holders(impl::ModeId{m}) > 0) fast_root = true;
-  }
-  if (fast_root) {
-    const std::uint64_t hash = impl::path_hash("/");
-    Shard& s = shard_for(hash);
-    SpinLockHolder hold(s.mu);
-    Node* root = s.find(std::string_view("/"), hash);
-    if (root == nullptr || root->idle) ++n;
-  }
-  return n;
+  // An idle-listed entry that is held fast (GATES) is active too.
+  return sum_over_shards([this](const Shard& s) PATHLOCK_NO_THREAD_SAFETY_ANALYSIS {
+    std::size_t n = s.entries - s.idle_count;
+    for (const Node* node = s.idle_head; node != nullptr; node = node->idle_next) {
+      const auto fast = gates_->count(node->gate);
+      if (std::any_of(fast.begin(), fast.end(), [](std::uint32_t c) { return c != 0; })) ++n;
+    }
+    return n;
+  });
 }
 
 template <typename P>

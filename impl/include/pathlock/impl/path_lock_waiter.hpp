@@ -1,12 +1,15 @@
 #pragma once
 // BasicPathLock's waiting: a step that must wait spins briefly on its own
-// state, then sleeps on its own condition variable. The releasing thread
-// grants it under the shard lock (state kGranted) and, once it has left the
-// shard lock, wakes it under the waiter's mutex (state kWoken): no blocking
-// call under a spin lock. A waiter returns only once it is kWoken and has
-// taken its mutex once, so the waker is done with it before it is
-// destroyed. A stop token's callback wakes it too. Part of the template's
-// definitions: include path_lock_definitions.hpp, not this.
+// state, then sleeps on its own condition variable. A grant comes under the
+// shard lock. A waiter still spinning is marked kWoken there, by one
+// compare-exchange, and never touched again: the handoff costs the granting
+// thread no mutex and no notify, and the waiter no sleep. A waiter that went
+// to sleep (kSleeping, set under its mutex) is marked kGranted and, once the
+// granting thread has left the shard lock, woken under its mutex (kWoken):
+// no blocking call under a spin lock, and a sleeper returns only once it has
+// seen kWoken under its mutex, so the waker is done with it before it is
+// destroyed. A stop token's callback wakes a sleeper too. Part of the
+// template's definitions: include path_lock_definitions.hpp, not this.
 
 #include <algorithm>
 #include <chrono>
@@ -25,16 +28,21 @@ namespace pathlock {
 // One waiting acquisition, on its thread's stack while it waits.
 template <typename P>
 struct BasicPathLock<P>::Waiter {
-  // A waiter spins this many pauses, then yields this many times, before it
-  // sleeps: a lock released within a few microseconds is handed over without
-  // the two context switches of a sleep and a wake-up.
-  static constexpr int kSpinPauses = 256;
+  // A waiter spins (pauses, then a few yields) before it sleeps: a lock
+  // released within microseconds is handed over without the two context
+  // switches of a sleep and a wake-up, and the thread granting it never
+  // waits for a sleeper to wake. It spins for kSpinFor, at most
+  // impl::max_spin_pauses<P>() pauses; on a busy lock the next grant often
+  // comes sooner than a futex wake-up would.
+  static constexpr auto kSpinFor = std::chrono::microseconds(20);
+  static constexpr int kSpinClockEvery = 64;  // pauses between looks at the clock
   static constexpr int kSpinYields = 8;
 
   enum class State : std::uint8_t {
-    kWaiting,
-    kGranted,  // set under the shard lock by the granting thread
-    kWoken,    // set under mu by the waking thread, its last touch of this waiter
+    kWaiting,   // spinning: a grant marks it kWoken, under the shard lock
+    kSleeping,  // set under mu by the waiter before it sleeps
+    kGranted,   // granted while asleep (or an async op), under the shard lock; a wake follows
+    kWoken,     // the granting thread's last touch of this waiter
   };
   typename P::Mutex mu;
   typename P::CondVar cv;
@@ -45,7 +53,10 @@ struct BasicPathLock<P>::Waiter {
   // An async acquisition's waiter: a grant resumes the op (on the granting
   // thread, once it has left the shard lock) instead of waking a thread.
   AsyncOp* async = nullptr;
-  bool granted() const noexcept { return state.load(std::memory_order_acquire) != State::kWaiting; }
+  bool granted() const noexcept {
+    const State now = state.load(std::memory_order_acquire);
+    return now == State::kGranted || now == State::kWoken;
+  }
 };
 
 // Room for a Waiter on the stack, constructed only when a step must wait
@@ -139,6 +150,11 @@ inline void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::Loc
     if (it == node->sleepers.end()) continue;  // a pseudo holder of the root
     Waiter* w = it->second;
     node->sleepers.erase(it);
+    if (w->async == nullptr) {
+      // Still spinning: it sees this and returns; nothing more to do for it.
+      auto spinning = Waiter::State::kWaiting;
+      if (w->state.compare_exchange_strong(spinning, Waiter::State::kWoken, std::memory_order_acq_rel)) continue;
+    }
     w->state.store(Waiter::State::kGranted, std::memory_order_release);
     w->next_to_wake = to_wake;
     to_wake = w;
@@ -167,15 +183,15 @@ inline void BasicPathLock<P>::wake_all(Waiter* to_wake) noexcept {
 template <typename P>
 AcquireStatus BasicPathLock<P>::wait_for_grant(Waiter& waiter, WaitPolicy policy,
                                                typename Clock::time_point deadline, StopToken& stop) {
-  // Spin first: on a short critical section the grant comes within microseconds.
-  for (int i = 0; i < Waiter::kSpinPauses + Waiter::kSpinYields; ++i) {
-    if (waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken) {
-      // Wait until the waking thread has let go of our mutex.
-      std::lock_guard<typename P::Mutex> sync(waiter.mu);
-      return AcquireStatus::kGranted;
-    }
-    if (i < Waiter::kSpinPauses) {
+  // Spin first: on a short critical section the grant comes within
+  // microseconds, and a grant to a spinning waiter touches nothing after it.
+  const auto spin_until = Clock::now() + Waiter::kSpinFor;
+  const int pauses = impl::max_spin_pauses<P>();
+  for (int i = 0; i < pauses + Waiter::kSpinYields; ++i) {
+    if (waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken) return AcquireStatus::kGranted;
+    if (i < pauses) {
       P::pause();
+      if ((i + 1) % Waiter::kSpinClockEvery == 0 && Clock::now() >= spin_until) i = pauses - 1;  // on to the yields
     } else {
       P::yield();
     }
@@ -189,7 +205,13 @@ AcquireStatus BasicPathLock<P>::wait_for_grant(Waiter& waiter, WaitPolicy policy
   std::optional<typename P::template StopCallback<decltype(cancel)>> on_stop;
   if (stop.stop_possible()) on_stop.emplace(stop, cancel);
   std::unique_lock<typename P::Mutex> wait_lock(waiter.mu);
-  const auto woken = [&] { return waiter.state.load(std::memory_order_relaxed) == Waiter::State::kWoken; };
+  // From here a grant wakes us under our mutex; if one came first (kWoken),
+  // its thread is done with us.
+  auto spinning = Waiter::State::kWaiting;
+  if (!waiter.state.compare_exchange_strong(spinning, Waiter::State::kSleeping, std::memory_order_acq_rel)) {
+    return AcquireStatus::kGranted;
+  }
+  const auto woken = [&] { return waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken; };
   const auto done = [&] { return woken() || waiter.cancelled; };
   while (!done()) {
     if (policy == WaitPolicy::kForever) {

@@ -31,7 +31,8 @@
 //   P::yield()                         give the CPU away (a spin loop's
 //                                      second phase).
 //   P::thread_slot()                   a small number fixed for the calling
-//                                      thread's life (picks a counter stripe).
+//                                      thread's life (picks its block of
+//                                      gate slots).
 //   P::next_task_id()                  an id never returned before to any
 //                                      thread of this process (>= 2^16).
 //   P::observe(LockEvent, lock, task, mode)
@@ -39,6 +40,12 @@
 //                                      queue, told as it happens (below);
 //                                      StdPlatform's does nothing and
 //                                      compiles away.
+//   P::kMaxSpinPauses                  optional: the most pauses a waiter
+//                                      spins before it yields and sleeps
+//                                      (default 1 << 14; it stops sooner,
+//                                      after 20 us by P::Clock). A platform
+//                                      whose clock stands still while a
+//                                      thread spins sets a small one.
 //
 // The lock on a platform is BasicPathLock<P> (pathlock/path_lock.hpp); one
 // translation unit instantiates it with
@@ -67,14 +74,15 @@
 namespace pathlock::impl {
 
 // What the lock tells P::observe, each at the point where it becomes true
-// (under the lock's shard lock, or right after the root gate's counter
-// changed), so that a checker can keep each lock's arrival order itself and
-// judge every grant against it (check-lock's FIFO property). `lock` is the
-// lock's path text ("/" for the root); the task is an acquisition's id, or a
-// root gate pseudo holder's (below 2^16).
+// (under the lock's shard lock, or right after a gate's slot changed), so
+// that a checker can keep each lock's arrival order itself and judge every
+// grant against it (check-lock's FIFO property). `lock` is the lock's path
+// text ("/" for the root), except for the release of a fast hold, which
+// knows its gate, not its path (empty); the task is an acquisition's id, or
+// a gate's pseudo holder's (below 2^16).
 enum class LockEvent : std::uint8_t {
-  kAsked,      // the root gate's fast path counted the task as a holder; a
-               // kGranted (the gate was open) or kWithdrawn (it was closed) follows
+  kAsked,      // a gate's fast path published the task as a holder; a
+               // kGranted (the gate was open) or kWithdrawn (it was not) follows
   kQueued,     // the task waits on the lock in the mode
   kGranted,    // the task holds the lock in the mode (at once, as a waiter, or fast)
   kWithdrawn,  // the task left without the lock (timeout, stop, or a closed gate)
@@ -116,6 +124,16 @@ struct StdPlatform {
   // Nothing to tell in production.
   static void observe(LockEvent, std::string_view, TaskId, ModeId) noexcept {}
 };
+
+// The most pauses a waiter spins: P::kMaxSpinPauses where P has one.
+template <typename P>
+constexpr int max_spin_pauses() noexcept {
+  if constexpr (requires { P::kMaxSpinPauses; }) {
+    return P::kMaxSpinPauses;
+  } else {
+    return 1 << 14;
+  }
+}
 
 // How the lock tells P a fact: through P::observe where P has one, else not at all.
 template <typename P>

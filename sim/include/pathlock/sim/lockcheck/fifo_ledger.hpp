@@ -9,7 +9,7 @@
 // L to task g overtakes a waiter w iff w still waits on L, w queued on L
 // before g asked for L, and the scheme says m and w's mode are incompatible.
 // g asked for L when it queued there (a waiter), when it was granted at once,
-// or, through the root gate's fast path, when the gate counted it (kAsked:
+// or, through a gate's fast path, when its slot was published (kAsked:
 // that increment is the grant's moment, the re-read of the gate only
 // confirms it).
 //
@@ -61,7 +61,7 @@ class FifoLedger {
   };
   struct LockOrder {
     std::vector<Arrival> waiting;  // queued, in arrival order
-    std::vector<Arrival> asking;   // counted by the root gate, not yet granted or withdrawn
+    std::vector<Arrival> asking;   // published fast, not yet granted or withdrawn
   };
   std::optional<std::string> granted(const std::string& lock, LockOrder& order, impl::TaskId task,
                                      impl::ModeId mode, std::uint64_t now);

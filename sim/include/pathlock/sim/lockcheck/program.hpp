@@ -23,10 +23,10 @@
 //               a handler: granted at once, its handler must run after).
 //
 // The family is a fixed list of programs, each aimed at one mechanism of the
-// lock (the root gate's close and drain, eviction and reuse of idle entries,
+// lock (the gates' close, drain and retirement, eviction and reuse of idle entries,
 // a timeout or a stop racing a grant, try's rollback, nesting), followed by
 // programs drawn from a seed. Each program runs under every point of the
-// option space (root gate on and off, one or two shards, zero or one idle
+// option space (gates on and off, one or two shards, zero or one idle
 // entry kept).
 
 #include <cstdint>
@@ -73,17 +73,17 @@ struct LockProgram {
 // "T0: write(/a) hold; read(/b) try | T1: ...": one line, for reports.
 std::string describe(const LockProgram& program);
 
-enum class RootGateSetting : std::uint8_t { kOn, kOff };
+enum class GateSetting : std::uint8_t { kOn, kOff };
 
 // One point of the lock's option space.
 struct LockSetting {
-  RootGateSetting root_gate = RootGateSetting::kOn;
+  GateSetting gates = GateSetting::kOn;
   std::size_t shards = 1;
   std::size_t max_idle = 0;
 };
 std::string describe(const LockSetting& setting);
 
-// Every point: root gate on/off x 1-2 shards x 0-1 idle entries kept.
+// Every point: gates on/off x 1-2 shards x 0-1 idle entries kept.
 std::vector<LockSetting> all_settings();
 
 // The built-in programs, in a fixed order.

@@ -220,6 +220,9 @@ struct DeterministicPlatform {
   // more place for a timeout).
   static void pause(Where where = Where::current()) { spin_point("pause", where); }
   static void yield(Where where = Where::current()) { spin_point("yield", where); }
+  // The virtual clock stands still while a thread spins, so a waiter's
+  // spin is bounded by count alone: as many turns as before it went by time.
+  static constexpr int kMaxSpinPauses = 256;
   // The logical thread's index (0 outside a run).
   static std::size_t thread_slot() noexcept {
     const detail::Executor* executor = detail::active_executor();
