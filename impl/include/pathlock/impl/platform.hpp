@@ -31,8 +31,9 @@
 //   P::yield()                         give the CPU away (a spin loop's
 //                                      second phase).
 //   P::thread_slot()                   a small number fixed for the calling
-//                                      thread's life (picks its block of
-//                                      gate slots).
+//                                      thread's life, best kept below the
+//                                      most threads alive at once (picks
+//                                      its block of gate slots).
 //   P::next_task_id()                  an id never returned before to any
 //                                      thread of this process (>= 2^16).
 //   P::observe(LockEvent, lock, task, mode)
@@ -70,6 +71,7 @@
 
 #include "pathlock/impl/lock_queue.hpp"  // TaskId
 #include "pathlock/impl/mutex.hpp"
+#include "pathlock/impl/thread_slots.hpp"
 
 namespace pathlock::impl {
 
@@ -103,11 +105,8 @@ struct StdPlatform {
 
   static void pause() noexcept { cpu_relax(); }
   static void yield() noexcept { std::this_thread::yield(); }
-  static std::size_t thread_slot() noexcept {
-    static std::atomic<std::size_t> next{0};
-    thread_local const std::size_t slot = next.fetch_add(1, std::memory_order_relaxed);
-    return slot;
-  }
+  // The least number no live thread holds (recycled at thread exit).
+  static std::size_t thread_slot() noexcept { return this_thread_slot(); }
   // Each thread takes blocks of 2^16 ids from a shared 64-bit counter, so
   // the hot path touches no shared cache line; ids below 2^16 are left to
   // the lock's pseudo tasks.

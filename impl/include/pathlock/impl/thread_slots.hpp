@@ -1,0 +1,19 @@
+#pragma once
+// StdPlatform::thread_slot(): a small number per live thread, recycled when
+// the thread exits, so that a lock's per-thread structures (the gates' slot
+// blocks) are scanned only as far as the most threads alive at once, not as
+// far as every thread the process ever started (a thread pool that is
+// rebuilt, std::async, a benchmark that starts threads per run).
+
+#include <cstddef>
+
+namespace pathlock::impl {
+
+// The least number no live thread holds, taken at the calling thread's
+// first call and given back when it exits. Up to kRecycledThreadSlots
+// numbers are recycled; beyond that many threads alive at once, each new
+// thread gets a fresh number above them (never given back).
+inline constexpr std::size_t kRecycledThreadSlots = 1024;
+std::size_t this_thread_slot() noexcept;
+
+}  // namespace pathlock::impl
