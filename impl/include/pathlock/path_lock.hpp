@@ -113,10 +113,14 @@
 // high bits of the path's hash), each an intrusive hash table behind a
 // SpinLock (impl/mutex.hpp); there is no global mutex. A step holds one shard
 // lock for a few hundred instructions and never blocks under it. A step that
-// must wait queues itself, leaves the shard, spins briefly on its own
-// `granted` flag (a lock released within microseconds is handed over without
-// a sleep and a wake-up), then sleeps on its own condition variable. The
-// releasing thread grants it under the shard lock and wakes it.
+// must wait queues itself, leaves the shard, spins on its own state for up
+// to 20 us (a lock released within microseconds is handed over without a
+// sleep and a wake-up), then sleeps on its own condition variable. The
+// releasing thread grants it under the shard lock: a waiter still spinning
+// by one compare-exchange, after which the releaser never touches it (no
+// mutex, no notify: the handoff's only shared write); a sleeper is marked
+// there and woken under its own mutex once the shard lock is released, so
+// no grant waits for a sleeping thread to wake.
 //
 // GATES. Every request takes each ancestor of its paths in an intention mode
 // (RA, WA), so the entries near the root are shared by nearly every request,

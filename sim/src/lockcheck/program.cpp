@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstddef>
+#include <string>
+#include <string_view>
 
+#include "pathlock/impl/path_hash.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/sim/rng.hpp"
 
@@ -14,6 +18,16 @@ using model::Operation;
 using model::Path;
 
 Path p(std::string_view text) { return Path::parse(text); }
+
+// The first of /c0, /c1, ... whose lock lands on the same entry of a
+// thread's gate cache as `path`'s.
+Path gate_cache_collider(std::string_view path) {
+  const std::size_t target = impl::gate_cache_index(impl::path_hash(path));
+  for (std::size_t k = 0;; ++k) {
+    const std::string candidate = fmt::format("/c{}", k);
+    if (impl::gate_cache_index(impl::path_hash(candidate)) == target) return Path::parse(candidate);
+  }
+}
 
 LockCall call(Operation op, WaitStyle style = WaitStyle::kBlocking,
               AfterGrant after = AfterGrant::kReleaseBeforeNext) {
@@ -206,6 +220,25 @@ std::vector<LockProgram> builtin_programs() {
               {{{call(read(p("/a/b"))), call(write(p("/ab"))), call(read(p("/a/b")))}},
                {{call(read(p("/b"))), call(read(p("/b")), WaitStyle::kBlocking, hold)}},
                {{call(write(p("/a")))}}}),
+      // Thread 0 learns /a's gate, /a is evicted, and its gate record serves
+      // thread 1's /b (open); thread 0's next read of /a must not pass through
+      // it while thread 1 writes /a. Thread 1's timed write of /w ends the
+      // wait between them when the lock is right (one preemption).
+      program("reused-gate-record", "an evicted entry's gate record, reused by another folder, must not admit a thread "
+              "that cached the old path's gate",
+              {{{call(write(p("/w")), WaitStyle::kBlocking, hold), call(read(p("/a/b"))),
+                 call(read(p("/a/b")), WaitStyle::kBlocking, hold)}},
+               {{call(read(p("/b/c")), WaitStyle::kBlocking, hold), call(write(p("/a")), WaitStyle::kBlocking, hold),
+                 call(write(p("/w")), WaitStyle::kTimed)}}}),
+      // /a and a sibling that shares its entry of a thread's gate cache:
+      // thread 0 learns /a's gate while thread 1 holds /a open, then reads
+      // below the sibling, which thread 1 writes.
+      program("gate-cache-collision", "two folders share an entry of a thread's gate cache: the cache must tell them apart",
+              {{{call(write(p("/w")), WaitStyle::kBlocking, hold), call(read(p("/a/z"))),
+                 call(read(gate_cache_collider("/a").child("z")), WaitStyle::kBlocking, hold)}},
+               {{call(read(p("/a/x")), WaitStyle::kBlocking, hold),
+                 call(write(gate_cache_collider("/a")), WaitStyle::kBlocking, hold),
+                 call(write(p("/w")), WaitStyle::kTimed)}}}),
       program("async-handler-acquires-again", "a handler releases and starts the next acquisition beside a writer",
               {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsyncAgain)}}, {{call(read(p("/a/b")))}}}),
   };

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "pathlock/impl/lock_queue.hpp"
+#include "pathlock/impl/path_hash.hpp"
 #include "pathlock/impl/path_lock_table.hpp"
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/path_lock.hpp"
@@ -71,7 +72,7 @@ struct BasicPathLock<P>::Gates {
   static constexpr std::size_t kBlocks = 64;         // threads share a block beyond 64
   static constexpr std::size_t kSlotsPerBlock = 16;  // fast holds a thread has at once
   static constexpr std::size_t kCachedKeyBytes = 80;  // longer paths always take the slow path
-  static constexpr std::size_t kCacheEntries = 512;   // per thread, direct-mapped by hash
+  static constexpr std::size_t kCacheEntries = impl::kGateCacheEntries;  // per thread, direct-mapped by hash
   static constexpr std::uint64_t kModeMask = 0xff;
   struct alignas(64) Block {
     std::array<Atomic<std::uintptr_t>, kSlotsPerBlock> slots{};  // 0 = free
@@ -152,7 +153,7 @@ void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, c
   if (key.size() > Gates::kCachedKeyBytes) return;
   GateCacheEntry* cache = gate_cache(GateCacheUse::kMakeIfMissing);
   if (cache == nullptr) return;  // out of memory: this thread takes the slow path
-  GateCacheEntry& e = cache[hash % Gates::kCacheEntries];
+  GateCacheEntry& e = cache[impl::gate_cache_index(hash)];
   e.lock_uid = uid_;
   e.hash = hash;
   e.record = node->gate;
@@ -165,7 +166,7 @@ template <typename P>
 bool BasicPathLock<P>::try_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, Guard& guard) {
   const GateCacheEntry* cache = gate_cache(GateCacheUse::kLookOnly);
   if (cache == nullptr) return false;
-  const GateCacheEntry& e = cache[hash % Gates::kCacheEntries];
+  const GateCacheEntry& e = cache[impl::gate_cache_index(hash)];
   if (e.lock_uid != uid_ || e.hash != hash || e.length != key.size() ||
       std::memcmp(e.key, key.data(), key.size()) != 0) {
     return false;

@@ -16,15 +16,8 @@
 
 #include "pathlock/impl/lock_queue.hpp"
 #include "pathlock/impl/mutex.hpp"
+#include "pathlock/impl/path_hash.hpp"
 #include "pathlock/path_lock.hpp"
-
-namespace pathlock::impl {
-
-// The hash of a lock's path text: its high bits pick the shard, its low bits
-// the bucket.
-inline std::uint64_t path_hash(std::string_view text) noexcept { return std::hash<std::string_view>{}(text); }
-
-}  // namespace pathlock::impl
 
 namespace pathlock {
 
