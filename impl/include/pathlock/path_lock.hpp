@@ -130,8 +130,14 @@
 // gate_mode_sets; rwa-joined: {RA, WA} for a folder, {RA, R} for a path
 // that is read; path-rw: {R}; global-rw: {S}; global-mutex: none). A step
 // in an admitted mode takes the entry without its shard: it sets a slot of
-// its thread's block to (gate, mode) and re-reads the word (Dekker, all
-// seq_cst), so a hot folder's line is only read, never written. A thread
+// its thread's block to (gate, mode) and re-reads the word (Dekker), so a
+// hot folder's line is only read, never written. A request's first steps
+// are taken together: every slot set, one seq_cst fence, each word
+// re-read in plan order; the first step whose gate no longer admits it is
+// withdrawn with every step after it (taken slowly, in order). A release
+// clears its slots, fences once, and drains each gate that closed
+// meanwhile. Only the first P::thread_slot() numbers (Gates::kBlocks,
+// 128) have a block; a thread numbered beyond takes the slow path. A thread
 // finds the gate through its own cache of (lock, path text) -> (gate
 // record, generation), filled when it takes the entry slowly; a miss, a
 // closed gate or a mode the gate does not admit takes the slow path.
@@ -343,6 +349,7 @@ class BasicPathLock {
   struct GateRecord;
   struct Gates;
   struct GateCacheEntry;
+  struct FastAsk;
   template <typename T>
   using Atomic = typename P::template Atomic<T>;
   using SpinLockHolder = impl::Locked<typename P::SpinLock>;
@@ -399,12 +406,25 @@ class BasicPathLock {
   static constexpr impl::TaskId kFirstTaskId = impl::TaskId{1} << 16;  // P::next_task_id()'s least
 
   void release_node(Node* node, impl::ModeId mode, impl::TaskId id);
-  // GATES (impl/path_lock_gate.hpp). try_fast: a fast hold of `key` in
-  // `mode`, pushed on the guard, if this thread's gate cache knows the
-  // entry's gate and it admits the mode; false: take the slow path.
-  bool try_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, Guard& guard);
-  // Clears the fast hold's slot; drains the gate if it was closed meanwhile.
-  void release_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate) noexcept;
+  // GATES (impl/path_lock_gate.hpp). take_fast_prefix: the longest prefix
+  // of `steps` this thread takes fast (pushed on the guard): each step's
+  // slot set, one fence, each gate re-read in order; the first that no
+  // longer admits its step, and the steps after it, are withdrawn. Returns
+  // how many steps are held. try_fast: the same for one step.
+  std::size_t take_fast_prefix(std::span<const impl::StepView> steps, Guard& guard) noexcept;
+  bool try_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, Guard& guard) noexcept;
+  // Sets a slot for `key` in `mode` (not yet a hold), if this thread's gate
+  // cache knows the entry's gate, it admits the mode and a slot is free.
+  bool ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task, FastAsk& ask) noexcept;
+  static bool admits(const FastAsk& ask, std::uint64_t word) noexcept;
+  // Fences, then grants the longest prefix of `asked` whose gates still
+  // admit it and withdraws the rest; returns how many were granted.
+  std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
+  // After clearing slots: fences once, then drains each of their gates
+  // that is closed (record_at(i), i < n: a cleared slot's gate record, or
+  // nullptr to skip).
+  template <typename RecordAt>
+  void drain_closed_gates(std::size_t n, RecordAt&& record_at) noexcept;
   // Under the entry's shard lock, where a thread learns an entry's gate.
   void remember_gate(std::string_view key, std::uint64_t hash, const Node* node) noexcept;
   enum class GateCacheUse : std::uint8_t { kLookOnly, kMakeIfMissing };

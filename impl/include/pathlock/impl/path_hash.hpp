@@ -6,12 +6,39 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string_view>
 
 namespace pathlock::impl {
 
-inline std::uint64_t path_hash(std::string_view text) noexcept { return std::hash<std::string_view>{}(text); }
+namespace detail {
+__extension__ using Uint128 = unsigned __int128;  // GCC and Clang; __extension__ keeps -Wpedantic quiet
+// The 128-bit product of a and b, its halves xored: the mixing step of
+// wyhash (public domain), good in both high and low bits.
+inline std::uint64_t multiply_fold(std::uint64_t a, std::uint64_t b) noexcept {
+  const Uint128 r = static_cast<Uint128>(a) * b;
+  return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+}
+}  // namespace detail
+
+// Eight bytes at a time through a multiply-fold, inlined: a lock step
+// hashes every prefix of its path, and std::hash's out-of-line call cost
+// about a tenth of an uncontended acquire. Fixed for a given text on every
+// platform (bytes read little-endian).
+inline std::uint64_t path_hash(std::string_view text) noexcept {
+  constexpr std::uint64_t kSeed = 0xa0761d6478bd642fULL;
+  constexpr std::uint64_t kMix = 0xe7037ed1a0b428dbULL;
+  constexpr std::uint64_t kLast = 0x8ebc6af09c88c6e3ULL;
+  const auto load = [](const char* p, std::size_t n) {
+    std::uint64_t w = 0;
+    for (std::size_t i = 0; i < n; ++i) w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    return w;
+  };
+  const char* p = text.data();
+  std::size_t n = text.size();
+  std::uint64_t h = kSeed ^ n;
+  for (; n > 8; p += 8, n -= 8) h = detail::multiply_fold(h ^ load(p, 8), kMix);
+  return detail::multiply_fold(h ^ load(p, n) ^ kLast, kMix ^ kLast);
+}
 
 // A thread's gate cache is direct-mapped: this many entries, one per hash
 // modulo the count (path_lock.hpp: GATES).

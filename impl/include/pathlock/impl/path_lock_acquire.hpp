@@ -165,7 +165,9 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
   // Room for every hold before the first: recording a hold never throws.
   if (steps.size() > Guard::kInline) guard.heap_.reserve(steps.size() - Guard::kInline);
   guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
-  for (const auto& step : steps) {
+  // The steps this thread can take through open gates, with one fence.
+  const std::size_t fast = take_fast_prefix(std::span<const impl::StepView>(steps.begin(), steps.size()), guard);
+  for (const auto& step : std::span<const impl::StepView>(steps.begin() + fast, steps.size() - fast)) {
     WaiterSlot waiting;  // constructed only if this step must wait
     Node* node = nullptr;
     const StepResult result = take_step(step, guard, node, [&]() -> Waiter* {
@@ -296,15 +298,20 @@ template <typename P>
 void BasicPathLock<P>::Guard::release() noexcept {
   if (status_ == AcquireStatus::kGranted && lock_ != nullptr) {
     const HoldResumes hold;  // handlers granted here run once this guard is released
+    // Fast holds: their slots cleared (release) as we go, then one fence
+    // and each gate looked at (drained if closed meanwhile) at the end.
+    std::size_t fast = 0;
     for (std::size_t i = count_; i > 0; --i) {
       const Held& h = held(i - 1);
       if (h.gate != nullptr) {
         impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
-        lock_->release_fast(h.slot, h.gate);
+        h.slot->store(0, std::memory_order_release);
+        ++fast;
       } else {
         lock_->release_node(h.node, h.mode, id_);
       }
     }
+    if (fast != 0) lock_->drain_closed_gates(count_, [this](std::size_t i) { return held(i).gate; });
     if (lock_->options_.unsafe_nesting != UnsafeNesting::kIgnore) lock_->forget_held(id_);
     count_ = 0;
     heap_.clear();

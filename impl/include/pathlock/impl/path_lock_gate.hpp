@@ -17,18 +17,26 @@
 //                                             and its owner drains next)
 //   G's generation changes  =>  no slot names G (E is retired, G recycled)
 //
-// Dekker, all seq_cst: a fast acquirer sets its slot, then reads G.word; a
-// closer stores G.word closed, then reads every slot. Either the closer sees
-// the slot (and makes it a pseudo hold), or the acquirer sees the gate
-// closed (and withdraws). A releaser clears its slot, then reads G.word: if
-// closed, it drains (releases each pseudo hold no slot needs any more).
+// Dekker: a fast acquirer sets its slots (one per step it takes fast, plain
+// stores into its own block), issues one seq_cst fence, then reads each
+// G.word; a closer stores G.word closed (seq_cst), then reads every slot
+// (seq_cst). By C++20's fence rules (a seq_cst fence on one side, seq_cst
+// operations on the other) the store-buffering outcome is excluded: either
+// the closer sees the slot (and makes it a pseudo hold), or the acquirer
+// sees the gate closed (and withdraws). A releaser clears its slots
+// (release), fences once, then reads each G.word: if closed, it drains
+// (releases each pseudo hold no slot needs any more). One fence per
+// acquire and one per release, not a locked instruction per step: on x86
+// that is most of what a fast step costs.
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -69,7 +77,10 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
 
 template <typename P>
 struct BasicPathLock<P>::Gates {
-  static constexpr std::size_t kBlocks = 64;         // threads share a block beyond 64
+  // A block per thread number (P::thread_slot(), distinct among live
+  // threads): its slots are set only by that thread, so with plain stores.
+  // A thread numbered beyond the blocks takes the slow path.
+  static constexpr std::size_t kBlocks = 128;
   static constexpr std::size_t kSlotsPerBlock = 16;  // fast holds a thread has at once
   static constexpr std::size_t kCachedKeyBytes = 80;  // longer paths always take the slow path
   static constexpr std::size_t kCacheEntries = impl::kGateCacheEntries;  // per thread, direct-mapped by hash
@@ -104,18 +115,22 @@ struct BasicPathLock<P>::Gates {
     }
     return n;
   }
-  // A free slot of this thread's block, set to (g, m); nullptr if all are taken.
+  // A free slot of this thread's block, set to (g, m) by a relaxed store:
+  // the caller issues a seq_cst fence before it re-reads the gate's word.
+  // nullptr if all are taken, or this thread has no block.
   Atomic<std::uintptr_t>* publish(const GateRecord* g, impl::ModeId m) noexcept {
-    const std::size_t b = P::thread_slot() % kBlocks;
+    const std::size_t b = P::thread_slot();
+    if (b >= kBlocks) return nullptr;
     if (blocks_in_use.load(std::memory_order_relaxed) <= b) {
       std::size_t seen = blocks_in_use.load(std::memory_order_seq_cst);
       while (seen <= b && !blocks_in_use.compare_exchange_weak(seen, b + 1, std::memory_order_seq_cst)) {
       }
     }
     for (auto& slot : blocks[b].slots) {
-      std::uintptr_t expected = 0;
-      if (slot.load(std::memory_order_relaxed) == 0 &&
-          slot.compare_exchange_strong(expected, slot_value(g, m), std::memory_order_seq_cst)) {
+      // Another thread may clear a slot of this block (a guard moved there
+      // and released), never set one: a free slot stays free until we set it.
+      if (slot.load(std::memory_order_relaxed) == 0) {
+        slot.store(slot_value(g, m), std::memory_order_relaxed);
         return &slot;
       }
     }
@@ -134,6 +149,16 @@ struct BasicPathLock<P>::GateCacheEntry {
   std::uint64_t generation = 0;
   std::uint32_t length = 0;
   char key[Gates::kCachedKeyBytes];
+};
+
+// A fast step asked for: its slot is set, its gate not yet re-read.
+template <typename P>
+struct BasicPathLock<P>::FastAsk {
+  Atomic<std::uintptr_t>* slot = nullptr;
+  GateRecord* record = nullptr;
+  std::uint64_t generation = 0;  // the record's, when this thread cached it
+  impl::ModeId mode{};
+  std::string_view key;          // for observe() only
 };
 
 // The calling thread's cache (about 56 KiB, shared by every lock of this
@@ -163,7 +188,8 @@ void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, c
 }
 
 template <typename P>
-bool BasicPathLock<P>::try_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, Guard& guard) {
+bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task,
+                                FastAsk& ask) noexcept {
   const GateCacheEntry* cache = gate_cache(GateCacheUse::kLookOnly);
   if (cache == nullptr) return false;
   const GateCacheEntry& e = cache[impl::gate_cache_index(hash)];
@@ -171,32 +197,75 @@ bool BasicPathLock<P>::try_fast(std::string_view key, std::uint64_t hash, impl::
       std::memcmp(e.key, key.data(), key.size()) != 0) {
     return false;
   }
-  GateRecord* g = e.record;
-  const std::uint32_t bit = 1U << mode.index;
-  const auto admits = [&](std::uint64_t w) {
-    return Gates::generation(w) == e.generation && (Gates::admitted(w) & bit) != 0;
-  };
+  ask = FastAsk{nullptr, e.record, e.generation, mode, key};
   // A look first, so a closed gate costs no store.
-  if (!admits(g->word.load(std::memory_order_relaxed))) return false;
-  Atomic<std::uintptr_t>* slot = gates_->publish(g, mode);
-  if (slot == nullptr) return false;
-  impl::observe<P>(impl::LockEvent::kAsked, key, guard.id_, mode);  // the grant's moment, if the gate is still open
-  if (admits(g->word.load(std::memory_order_seq_cst))) {
-    impl::observe<P>(impl::LockEvent::kGranted, key, guard.id_, mode);
-    guard.push_fast(slot, g, mode);
-    if (!g->used_fast.load(std::memory_order_relaxed)) g->used_fast.store(true, std::memory_order_relaxed);
-    return true;
-  }
-  impl::observe<P>(impl::LockEvent::kWithdrawn, key, guard.id_, mode);
-  release_fast(slot, g);
-  return false;
+  if (!admits(ask, ask.record->word.load(std::memory_order_relaxed))) return false;
+  ask.slot = gates_->publish(ask.record, mode);
+  if (ask.slot == nullptr) return false;
+  impl::observe<P>(impl::LockEvent::kAsked, key, task, mode);  // the grant's moment, if the gate is still open
+  return true;
 }
 
 template <typename P>
-void BasicPathLock<P>::release_fast(Atomic<std::uintptr_t>* slot, GateRecord* g) noexcept {
-  slot->store(0, std::memory_order_seq_cst);
-  // A closer may have counted this slot: the last one out drains.
-  if (Gates::admitted(g->word.load(std::memory_order_seq_cst)) == 0) drain_gate(g);
+bool BasicPathLock<P>::admits(const FastAsk& ask, std::uint64_t word) noexcept {
+  return Gates::generation(word) == ask.generation && ((Gates::admitted(word) >> ask.mode.index) & 1U) != 0;
+}
+
+template <typename P>
+std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept {
+  if (asked.empty()) return 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // every slot set above, before any word is read
+  std::size_t granted = 0;
+  while (granted < asked.size() && admits(asked[granted], asked[granted].record->word.load(std::memory_order_seq_cst))) {
+    const FastAsk& a = asked[granted++];
+    impl::observe<P>(impl::LockEvent::kGranted, a.key, guard.id_, a.mode);
+    guard.push_fast(a.slot, a.record, a.mode);  // within the room the caller reserved
+    if (!a.record->used_fast.load(std::memory_order_relaxed)) a.record->used_fast.store(true, std::memory_order_relaxed);
+  }
+  // The first gate that closed meanwhile, and every step after it (taken
+  // out of order otherwise), are withdrawn: the caller takes them slowly.
+  const auto withdrawn = asked.subspan(granted);
+  for (const FastAsk& a : withdrawn) {
+    impl::observe<P>(impl::LockEvent::kWithdrawn, a.key, guard.id_, a.mode);
+    a.slot->store(0, std::memory_order_release);
+  }
+  drain_closed_gates(withdrawn.size(), [&](std::size_t i) { return withdrawn[i].record; });
+  return granted;
+}
+
+template <typename P>
+template <typename RecordAt>
+void BasicPathLock<P>::drain_closed_gates(std::size_t n, RecordAt&& record_at) noexcept {
+  if (n == 0) return;
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // the slots cleared, before any word is read
+  // A closer may have counted a cleared slot: the last one out drains.
+  for (std::size_t i = 0; i < n; ++i) {
+    GateRecord* g = record_at(i);
+    if (g != nullptr && Gates::admitted(g->word.load(std::memory_order_seq_cst)) == 0) drain_gate(g);
+  }
+}
+
+template <typename P>
+std::size_t BasicPathLock<P>::take_fast_prefix(std::span<const impl::StepView> steps, Guard& guard) noexcept {
+  if (gates_->any_mode == 0) return 0;
+  std::array<FastAsk, Gates::kSlotsPerBlock> asked;
+  std::size_t n = 0;
+  while (n < steps.size() && n < asked.size()) {
+    const impl::StepView& step = steps[n];
+    if (((gates_->any_mode >> step.mode.index) & 1U) == 0 ||
+        !ask_fast(step.lock, impl::path_hash(step.lock), step.mode, guard.id_, asked[n])) {
+      break;
+    }
+    ++n;
+  }
+  return settle_fast(std::span<const FastAsk>(asked.data(), n), guard);
+}
+
+template <typename P>
+bool BasicPathLock<P>::try_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, Guard& guard) noexcept {
+  FastAsk ask;
+  if (!ask_fast(key, hash, mode, guard.id_, ask)) return false;
+  return settle_fast(std::span<const FastAsk>(&ask, 1), guard) == 1;
 }
 
 template <typename P>

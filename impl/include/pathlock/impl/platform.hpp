@@ -31,9 +31,11 @@
 //   P::yield()                         give the CPU away (a spin loop's
 //                                      second phase).
 //   P::thread_slot()                   a small number fixed for the calling
-//                                      thread's life, best kept below the
-//                                      most threads alive at once (picks
-//                                      its block of gate slots).
+//                                      thread's life, distinct among live
+//                                      threads, best kept below the most
+//                                      threads alive at once (picks its
+//                                      block of gate slots, which only it
+//                                      sets; beyond 127: no fast path).
 //   P::next_task_id()                  an id never returned before to any
 //                                      thread of this process (>= 2^16).
 //   P::observe(LockEvent, lock, task, mode)
