@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "pathlock/path_lock.hpp"
 #include "support/path_lock_support.hpp"
@@ -98,6 +99,44 @@ TEST(PathLockDescribe, AWaiterBehindAGatesFastHoldersNamesThem) {
   reader.release();
   writer.join();
   EXPECT_TRUE(granted.load());
+}
+
+// Gate slots are set by plain stores, so each live thread number has its
+// own block; a thread numbered beyond the blocks never publishes a slot:
+// it holds the same entries through their queues, and the lock works as
+// ever. 129 threads alive at once give the last one number 128 or more.
+TEST(PathLockDescribe, AThreadNumberedBeyondTheGateBlocksTakesTheSlowPath) {
+  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 2});
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);
+  constexpr std::size_t kAlive = 129;  // Gates::kBlocks + 1
+  std::atomic<std::size_t> started{0};
+  std::atomic<bool> done{false};
+  std::vector<std::thread> others;
+  others.reserve(kAlive - 1);
+  for (std::size_t i = 0; i + 1 < kAlive; ++i) {
+    others.emplace_back([&] {
+      (void)impl::StdPlatform::thread_slot();
+      started.fetch_add(1);
+      while (!done.load()) std::this_thread::yield();
+    });
+  }
+  ASSERT_TRUE(eventually([&] { return started.load() == kAlive - 1; }));
+  std::string while_held;
+  std::size_t slot = 0;
+  std::thread last([&] {
+    slot = impl::StdPlatform::thread_slot();
+    for (int i = 0; i < 3; ++i) lock.read(P("/a")).release();  // enough to be all fast, with a block
+    auto reader = lock.read(P("/a"));
+    while_held = lock.describe_waits();
+    EXPECT_TRUE(lock.write(P("/b")).owns_lock());
+  });
+  last.join();
+  done.store(true);
+  for (auto& t : others) t.join();
+  EXPECT_GE(slot, std::size_t{128});
+  EXPECT_TRUE(contains(while_held, "gates: 2 open; no fast holders")) << while_held;
+  EXPECT_TRUE(lock.check_invariants().empty()) << lock.check_invariants();
 }
 
 }  // namespace
