@@ -21,6 +21,13 @@ Registry& registry() noexcept {
   return *r;
 }
 
+// Set when this thread's claim is given back. Trivially destructible, so
+// valid while every other thread_local destructor runs: one that runs after
+// the claim's (and takes a lock) must not use the number, which a new
+// thread may hold by then.
+thread_local bool t_claim_given_back = false;
+thread_local std::size_t t_number_after_exit = 0;
+
 // A thread's claim on its number, given back by its thread_local
 // destructor. Allocates nothing, so it cannot fail.
 class Claim {
@@ -38,6 +45,7 @@ class Claim {
     slot_ = r.overflow.fetch_add(1, std::memory_order_relaxed);
   }
   ~Claim() {
+    t_claim_given_back = true;
     if (slot_ >= kRecycledThreadSlots) return;
     Registry& r = registry();
     const std::lock_guard<std::mutex> hold(r.mu);
@@ -54,6 +62,12 @@ class Claim {
 }  // namespace
 
 std::size_t this_thread_slot() noexcept {
+  if (t_claim_given_back) {
+    // A fresh number above the recycled ones, never given back: distinct
+    // from every live thread's (and, being large, no gate block).
+    if (t_number_after_exit == 0) t_number_after_exit = registry().overflow.fetch_add(1, std::memory_order_relaxed);
+    return t_number_after_exit;
+  }
   thread_local const Claim claim;
   return claim.slot();
 }

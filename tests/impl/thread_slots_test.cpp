@@ -46,5 +46,28 @@ TEST(ThreadSlots, AnExitedThreadsSlotIsReused) {
   EXPECT_LT(first, kRecycledThreadSlots);
 }
 
+// A thread_local made before the thread's first lock call is destroyed
+// after the thread gave its number back; if its destructor locks, it must
+// not use that number, which a new thread may hold by then (two live
+// threads setting one block's slots would lose a fast holder).
+struct AsksAtExit {
+  std::size_t* out = nullptr;
+  ~AsksAtExit() {
+    if (out != nullptr) *out = this_thread_slot();
+  }
+};
+
+TEST(ThreadSlots, ADestructorRunAfterTheNumberIsGivenBackGetsOneNoThreadHolds) {
+  std::size_t during = 0;
+  std::size_t at_exit = 0;
+  std::thread([&] {
+    thread_local AsksAtExit asks;  // made first, so destroyed after the claim
+    asks.out = &at_exit;
+    during = this_thread_slot();
+  }).join();
+  EXPECT_LT(during, kRecycledThreadSlots);
+  EXPECT_GE(at_exit, kRecycledThreadSlots) << "the number given back was used again at exit";
+}
+
 }  // namespace
 }  // namespace pathlock::impl

@@ -17,8 +17,8 @@
 //                                             and its owner drains next)
 //   G's generation changes  =>  no slot names G (E is retired, G recycled)
 //
-// Dekker: a fast acquirer sets its slots (one per step it takes fast, plain
-// stores into its own block), issues one seq_cst fence, then reads each
+// Dekker: a fast acquirer sets its slots (one per step it takes fast,
+// release stores into its own block), issues one seq_cst fence, reads each
 // G.word; a closer stores G.word closed (seq_cst), then reads every slot
 // (seq_cst). By C++20's fence rules (a seq_cst fence on one side, seq_cst
 // operations on the other) the store-buffering outcome is excluded: either
@@ -115,9 +115,13 @@ struct BasicPathLock<P>::Gates {
     }
     return n;
   }
-  // A free slot of this thread's block, set to (g, m) by a relaxed store:
-  // the caller issues a seq_cst fence before it re-reads the gate's word.
-  // nullptr if all are taken, or this thread has no block.
+  // A free slot of this thread's block, set to (g, m) by a plain store: the
+  // caller issues a seq_cst fence before it re-reads the gate's word.
+  // nullptr if all are taken, or this thread has no block. Acquire and
+  // release (plain moves on x86): a slot freed by another thread (a guard
+  // moved there and released) ends that holder's critical section, and a
+  // closer that reads our new value must happen after it (a plain store is
+  // not in the freeing store's release sequence, as a CAS was).
   Atomic<std::uintptr_t>* publish(const GateRecord* g, impl::ModeId m) noexcept {
     const std::size_t b = P::thread_slot();
     if (b >= kBlocks) return nullptr;
@@ -129,8 +133,8 @@ struct BasicPathLock<P>::Gates {
     for (auto& slot : blocks[b].slots) {
       // Another thread may clear a slot of this block (a guard moved there
       // and released), never set one: a free slot stays free until we set it.
-      if (slot.load(std::memory_order_relaxed) == 0) {
-        slot.store(slot_value(g, m), std::memory_order_relaxed);
+      if (slot.load(std::memory_order_acquire) == 0) {
+        slot.store(slot_value(g, m), std::memory_order_release);
         return &slot;
       }
     }
