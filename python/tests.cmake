@@ -2,7 +2,7 @@
 add_test(NAME python_tests
   COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${CMAKE_CURRENT_BINARY_DIR} PYTHONDONTWRITEBYTECODE=1
           ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/tests)
-set_tests_properties(python_tests PROPERTIES LABELS "python" TIMEOUT 120)
+set_tests_properties(python_tests PROPERTIES LABELS "python" TIMEOUT 300)
 
 # The asyncio benchmark, briefly: it writes a consistent summary (the
 # target is judged by scripts/bench.sh's full run, not here).

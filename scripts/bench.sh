@@ -7,6 +7,7 @@
 #   reports/bench/plan.md, .json       planning, against parsing the key
 #   reports/bench/scaling.md, .json    PathLock at 1..N threads against its peers
 #   reports/bench/python.md, .json     Python async with against the notes' Python design
+#   reports/bench/python_testing.md, .json  pathlock.testing: schedules replayed and examples per second
 # (the .md is the computed summary, the .json Google Benchmark's raw output),
 # then replaces each summary's block in README.md. Extra arguments go to
 # path_lock_bench (e.g. --benchmark_filter=uncontended).
@@ -44,8 +45,10 @@ build/release/bench/scaling_bench --seed=1 --benchmark_repetitions=3 --benchmark
 
 PYTHONPATH=build/release/python /usr/bin/python3 python/bench/async_bench.py \
   --md reports/bench/python.md --json reports/bench/python.json
+PYTHONPATH=build/release/python /usr/bin/python3 python/bench/testing_bench.py \
+  --md reports/bench/python_testing.md --json reports/bench/python_testing.json
 
 # Quote each summary in the README, between its markers (a test checks them).
-cmake -DSOURCE_DIR="$PWD" -DMODE=write -DBLOCKS="path_lock_bench;explore_bench;sim_bench;plan_bench;scaling_bench;python_bench" \
+cmake -DSOURCE_DIR="$PWD" -DMODE=write -DBLOCKS="path_lock_bench;explore_bench;sim_bench;plan_bench;scaling_bench;python_bench;python_testing_bench" \
   -P scripts/doc-blocks.cmake
-echo "bench: wrote reports/bench/{path_lock,explore,sim,plan,scaling,python}.{md,json} and quoted the summaries in README.md"
+echo "bench: wrote reports/bench/{path_lock,explore,sim,plan,scaling,python,python_testing}.{md,json} and quoted the summaries in README.md"

@@ -15,6 +15,7 @@ PACKAGES=(
   ccache                               # the mutation script's rebuilds reuse the main build's objects
   python3-dev pybind11-dev python3-pybind11 python3-setuptools   # the pathlock Python package
   python3-pytest python3-pytest-asyncio                          # its tests
+  python3-hypothesis                   # pathlock.testing: property-based testing of any lock
 )
 
 missing=()

@@ -1,5 +1,6 @@
 """Uncontended `async with lock(write=[p])` at depth 4: pathlock against the
-design notes' own Python design (seed_design.py) in the same run.
+design notes' own Python design (pathlock.testing.examples.design_notes) in
+the same run.
 
     python3 async_bench.py [--min-time S] [--repetitions N] [--md FILE] [--json FILE]
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import pathlib
 import platform
@@ -23,9 +23,10 @@ import sys
 import time
 
 import pathlock
+from pathlock.testing.examples.design_notes import ReadWritePathLock
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from seed_design import SeedPathLock  # noqa: E402
+import summary_output  # noqa: E402
 
 PATH = pathlib.PurePosixPath("/a/b/c/d")  # depth 4
 TARGET_RATIO = 20.0
@@ -59,7 +60,7 @@ def time_with(enter, min_time):
 
 def contenders():
     lock = pathlock.PathLock()
-    seed = SeedPathLock()
+    seed = ReadWritePathLock()
     return {
         "pathlock": ("`async with lock(write=[p])`", "async", lambda: lock(write=[PATH])),
         "seed": ("the notes' design: `async with lock(read=[], write=[p])`", "async",
@@ -126,8 +127,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--min-time", type=float, default=0.5, help="seconds per contender per repetition")
     parser.add_argument("--repetitions", type=int, default=5)
-    parser.add_argument("--md", type=pathlib.Path, help="write the Markdown summary here")
-    parser.add_argument("--json", type=pathlib.Path, help="write the figures as JSON here")
+    summary_output.add_arguments(parser, pathlib)
     args = parser.parse_args(argv)
     if not 0 < args.min_time <= 60:
         parser.error(f"--min-time {args.min_time:g} is not in (0, 60] seconds")
@@ -135,17 +135,7 @@ def main(argv=None):
         parser.error(f"--repetitions {args.repetitions} is not in [1, 100]")
     runs = asyncio.run(measure(args.min_time, args.repetitions))
     summary = summarize(runs, args.min_time, args.repetitions)
-    text = markdown(summary)
-    print(text, end="")
-    try:
-        if args.md:
-            args.md.write_text(text)
-        if args.json:
-            args.json.write_text(json.dumps(summary, indent=2) + "\n")
-    except OSError as e:
-        print(f"async_bench: cannot write the summary: {e}", file=sys.stderr)
-        return 1
-    return 0
+    return summary_output.emit("async_bench", markdown(summary), summary, args.md, args.json)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,20 @@
-"""CTest python_bench_smoke: runs the asyncio benchmark briefly and checks
-that it writes a complete summary (not that it meets its target), and that
-the committed summary (reports/bench/python.md, which the README quotes) is
-the rendering of the committed figures (reports/bench/python.json).
+"""CTest python_bench_smoke: runs the Python benchmarks (the asyncio lock's,
+pathlock.testing's) briefly and checks that each writes a complete summary
+(not that it meets its target), and that each committed summary
+(reports/bench/python.md and python_testing.md, which the README quotes) is
+the rendering of its committed figures (the .json beside it).
 
     python3 smoke.py OUT_DIR
 """
 
 import json
 import pathlib
+import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import async_bench  # noqa: E402
+import testing_bench  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -28,6 +31,25 @@ def check_summary(summary, text):
     assert text == async_bench.markdown(summary), "the Markdown is not the rendering of the figures"
 
 
+def check_testing_summary(summary, text):
+    for key in ("replay_per_s", "hypothesis_per_s"):
+        figures = summary[key]
+        assert len(figures["runs"]) == summary["repetitions"] and min(figures["runs"]) > 0, key
+        assert figures["median"] == statistics.median(figures["runs"]), key
+    assert summary["target_met"] == (summary["replay_per_s"]["median"] >= summary["target_schedules_per_s"])
+    assert f"**{summary['replay_per_s']['median']:.0f}**" in text, text
+    assert text == testing_bench.markdown(summary), "the Markdown is not the rendering of the figures"
+
+
+def refuses(main, bad):
+    try:
+        main(bad)
+    except SystemExit as e:
+        assert e.code == 2, (bad, e.code)
+    else:
+        raise AssertionError(f"{bad} was accepted")
+
+
 def main():
     out = pathlib.Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -37,13 +59,17 @@ def main():
     committed = REPO / "reports/bench"
     check_summary(json.loads((committed / "python.json").read_text()), (committed / "python.md").read_text())
     for bad in (["--min-time", "0"], ["--repetitions", "0"]):
-        try:
-            async_bench.main(bad)
-        except SystemExit as e:
-            assert e.code == 2, (bad, e.code)
-        else:
-            raise AssertionError(f"{bad} was accepted")
-    print("python_bench_smoke: summary written and consistent; committed summary matches its figures")
+        refuses(async_bench.main, bad)
+
+    md, js = out / "python_testing.md", out / "python_testing.json"
+    assert testing_bench.main(["--scenarios", "20", "--examples", "10", "--repetitions", "1",
+                               "--md", str(md), "--json", str(js)]) == 0
+    check_testing_summary(json.loads(js.read_text()), md.read_text())
+    check_testing_summary(json.loads((committed / "python_testing.json").read_text()),
+                          (committed / "python_testing.md").read_text())
+    for bad in (["--scenarios", "0"], ["--examples", "0"], ["--repetitions", "0"], ["--seed", "-1"]):
+        refuses(testing_bench.main, bad)
+    print("python_bench_smoke: summaries written and consistent; committed summaries match their figures")
 
 
 if __name__ == "__main__":

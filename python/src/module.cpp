@@ -11,6 +11,7 @@
 #include "fast_methods.hpp"
 #include "native_lock.hpp"
 #include "ready_awaitable.hpp"
+#include "pathlock/model/conflict.hpp"
 #include "pathlock/model/path.hpp"
 #include "pathlock/model/error.hpp"
 #include "pathlock/version.hpp"
@@ -49,6 +50,20 @@ PYBIND11_MODULE(_native, m) {
   m.attr("SCHEMES") = py::tuple(py::cast(builtin_scheme_names()));
   m.def("path_of_key", &path_of_key, py::arg("key"),
         "The path of an S3 key: 'a/b/c' -> '/a/b/c', 'a/b/' -> '/a/b'. ValueError for a malformed key.");
+  m.def(
+      "parse_path", [](py::handle path) { return pathlock::python::to_path(path).str(); }, py::arg("path"),
+      "The path's canonical text; ValueError naming the path and the problem for a malformed one.");
+  // The model's judgement, for pathlock.testing's verdicts (the lock never
+  // asks it: it follows its scheme's plans).
+  m.def(
+      "conflicts",
+      [](py::handle a_read, py::handle a_write, py::handle b_read, py::handle b_write) {
+        return pathlock::model::conflicts(pathlock::python::to_request(a_read, a_write),
+                                          pathlock::python::to_request(b_read, b_write));
+      },
+      py::arg("a_read"), py::arg("a_write"), py::arg("b_read"), py::arg("b_write"),
+      "Whether request A (reads, writes) and request B conflict: a path one writes is equal to, an ancestor of or a "
+      "descendant of a path the other reads or writes.");
 
   auto lock_class = py::class_<NativeLock>(m, "Lock", py::dynamic_attr())
       .def(py::init([](const std::string& scheme, bool allow_defective) {

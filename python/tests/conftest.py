@@ -1,18 +1,28 @@
 """Shared fixtures. A hang fails the run within its limit instead of stalling CI:
-faulthandler dumps every thread's stack and exits the process."""
+faulthandler dumps every thread's stack and exits the process when one test
+runs longer than HANG_LIMIT_S."""
 
 import faulthandler
 import sys
 
 import pytest
+from hypothesis import settings
+
+# No example database in the source tree: every search replays from its seed.
+settings.register_profile("pathlock", database=None)
+settings.load_profile("pathlock")
 
 import pathlock
 
 HANG_LIMIT_S = 60
 
 
-def pytest_configure(config):
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    # Setup, call and teardown of one test, fixtures included.
     faulthandler.dump_traceback_later(HANG_LIMIT_S, exit=True, file=sys.stderr)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def pytest_unconfigure(config):
