@@ -1,6 +1,6 @@
 # cmake --install: the lock's libraries and headers, the pathlock program, a
 # CMake package (find_package(pathlock CONFIG) -> pathlock::pathlock, and the
-# component io -> pathlock::io) and a pkg-config files (pathlock.pc, the core; pathlock-io.pc).
+# component io -> pathlock::io, and testing -> pathlock::testing) and a pkg-config files (pathlock.pc, the core; pathlock-io.pc).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -26,12 +26,23 @@ install(TARGETS pathlock_io EXPORT pathlockIoTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/impl/io/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# pathlock::testing, the kit for testing any lock (generators, adapters, the
+# threaded checker): its own export set, asking for RapidCheck and fmt.
+set_target_properties(pathlock_testing PROPERTIES EXPORT_NAME testing)
+install(TARGETS pathlock_testing EXPORT pathlockTestingTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# deterministic.hpp needs the harness's runtime, which is not installed.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sim/include/pathlock/testing DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pathlock
+        PATTERN deterministic.hpp EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/generated/pathlock/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pathlock)
 install(TARGETS pathlock RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/pathlock)
 install(EXPORT pathlockTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
 install(EXPORT pathlockIoTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
+install(EXPORT pathlockTestingTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/pathlockConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/pathlockConfig.cmake INSTALL_DESTINATION ${config_dir})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/pathlockConfigVersion.cmake

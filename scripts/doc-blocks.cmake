@@ -12,6 +12,7 @@
 #   README.md        blocking_example impl/examples/blocking_quickstart.cpp and
 #   README.md        async_example    impl/examples/async_quickstart.cpp, each in
 #                                     a ```cpp fence (CTests build and run them)
+#   README.md        testing_cpp_example tests/consumer/testing_example.cpp (package_consumer runs it)
 #   proofs/flaws.md  counterexamples  rendered here from reports/generated/check/check.json
 #                                     (scripts/regen-reports.sh)
 #
@@ -41,6 +42,7 @@ set(block_table
   "mutation|README.md|reports/generated/mutation/mutation.md|bash scripts/mutate.sh"
   "blocking_example|README.md|impl/examples/blocking_quickstart.cpp|cmake -DSOURCE_DIR=. -DMODE=write -DBLOCKS=blocking_example -P scripts/doc-blocks.cmake|cpp"
   "async_example|README.md|impl/examples/async_quickstart.cpp|cmake -DSOURCE_DIR=. -DMODE=write -DBLOCKS=async_example -P scripts/doc-blocks.cmake|cpp"
+  "testing_cpp_example|README.md|tests/consumer/testing_example.cpp|cmake -DSOURCE_DIR=. -DMODE=write -DBLOCKS=testing_cpp_example -P scripts/doc-blocks.cmake|cpp"
 )
 
 # The minimal counterexample of every scheme `pathlock check` fails, from the

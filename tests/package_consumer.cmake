@@ -22,7 +22,7 @@ endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(f include/pathlock/pathlock.hpp include/pathlock/path_lock.hpp include/pathlock/version.hpp
-          include/pathlock/io/scheme_file.hpp
+          include/pathlock/io/scheme_file.hpp include/pathlock/testing/check.hpp
           lib/cmake/pathlock/pathlockConfig.cmake
           lib/pkgconfig/pathlock.pc lib/pkgconfig/pathlock-io.pc bin/pathlock)
   if(NOT EXISTS ${prefix}/${f})
@@ -38,6 +38,19 @@ run(${SCRATCH}/build/consumer)
 message(STATUS "find_package consumer: ${last_output}")
 run(${SCRATCH}/build/consumer_io)
 message(STATUS "find_package consumer of pathlock::io: ${last_output}")
+# The README's pathlock::testing example: it finds the bug in the user's
+# lock (that test fails, with the report) and passes PathLock.
+execute_process(COMMAND ${SCRATCH}/build/consumer_testing RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+foreach(expected "[  FAILED  ] FolderLock.KeepsConflictingFolderOperationsApart" "safety violation: conflicting requests held at once"
+                 "seed 2024" "replay: pathlock::testing::check_scenario" "[       OK ] FolderLock.PathLockPassesTheSameCheck"
+                 "[       OK ] FolderLock.AWriteConflictsWithEveryRequestBelowIt")
+  string(FIND "${out}" "${expected}" at)
+  if(rc EQUAL 0 OR at EQUAL -1)
+    message(FATAL_ERROR "package_consumer: the pathlock::testing example should fail its FolderLock test with a report "
+                        "and pass the others; missing '${expected}' (exit ${rc}):\n${out}\n${err}")
+  endif()
+endforeach()
+message(STATUS "find_package consumer of pathlock::testing: found the FolderLock bug, PathLock passed")
 
 # 2. pkg-config, with the compiler alone.
 set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
