@@ -3,26 +3,35 @@
 // replayably, within 30 s.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "pathlock/impl/scheme.hpp"
+#include "pathlock/model/conflict.hpp"
 #include "pathlock/sim/variants.hpp"
 #include "pathlock/testing/deterministic.hpp"
 
 namespace pathlock::testing {
 namespace {
 
+// Two tasks of up to two operations (every counterexample here has two
+// tasks), one preemption, then a few PCT runs: a search of seconds.
 DeterministicOptions seeded(std::uint64_t seed, int scenarios) {
   DeterministicOptions options;
   options.seed = seed;
   options.scenarios = scenarios;
   options.preemptions = 1;
   options.pct_runs = 10;
+  options.shape.max_tasks = 2;
+  options.time_budget = std::chrono::seconds(60);
   return options;
 }
 
 TEST(Deterministic, PathLockPassesWithTheRecommendedScheme) {
-  const auto result = check_path_lock_deterministic(*impl::find_builtin_scheme("path-rwa-joined"), seeded(1, 30));
+  const auto result = check_path_lock_deterministic(*impl::find_builtin_scheme("path-rwa-joined"), seeded(1, 20));
   EXPECT_TRUE(result.passed()) << result.report();
   EXPECT_FALSE(result.stopped_by_time_budget);
 }
@@ -39,7 +48,7 @@ class DeterministicBroken : public ::testing::TestWithParam<Broken> {};
 
 TEST_P(DeterministicBroken, FailsExactlyAndReplays) {
   const impl::Scheme scheme = GetParam().make();
-  const auto result = check_path_lock_deterministic(scheme, seeded(2, 100));
+  const auto result = check_path_lock_deterministic(scheme, seeded(2, 400));
   ASSERT_EQ(result.verdict, DeterministicVerdict::kFailed) << result.report();
 #ifndef PATHLOCK_SANITIZED
   EXPECT_LT(result.seconds, 30.0);  // the target, on 2 cores
@@ -64,6 +73,68 @@ TEST(Deterministic, RefusesScenariosLargerThanTheRuntimeRuns) {
   options.shape.max_tasks = 5;
   EXPECT_THROW(check_path_lock_deterministic(*impl::find_builtin_scheme("path-rwa-joined"), options),
                std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace pathlock::testing
+
+namespace pathlock::testing {
+namespace {
+
+// A user's lock written on a Platform: one mutex and condition variable, a
+// list of granted requests; a request waits until nothing it conflicts with
+// is granted. kAfterWritesOnly is a plausible "optimisation" with a lost
+// wake-up: a reader's release wakes no one (readers never block readers),
+// but a writer may wait for that reader.
+enum class Wakeup : std::uint8_t { kAfterEveryRelease, kAfterWritesOnly };
+
+template <typename P, Wakeup kWakeup>
+class ListLock {
+ public:
+  using Handle = std::size_t;  // the grant's number
+  Handle acquire(const model::Request& request) {
+    std::unique_lock held(mutex_);
+    changed_.wait(held, [&] {
+      for (const auto& [number, granted] : granted_) {
+        if (model::conflicts(granted, request)) return false;
+      }
+      return true;
+    });
+    granted_.emplace_back(++grants_, request);
+    return grants_;
+  }
+  void release(Handle handle) {
+    std::unique_lock held(mutex_);
+    const auto released = std::find_if(granted_.begin(), granted_.end(),
+                                       [&](const auto& entry) { return entry.first == handle; });
+    const bool wrote = !released->second.writes().empty();
+    granted_.erase(released);
+    if (kWakeup == Wakeup::kAfterEveryRelease || wrote) changed_.notify_all();
+  }
+
+ private:
+  typename P::Mutex mutex_;
+  typename P::CondVar changed_;
+  std::size_t grants_ = 0;
+  std::vector<std::pair<std::size_t, model::Request>> granted_;
+};
+
+TEST(DeterministicOwnLock, AListLockOnThePlatformPasses) {
+  const auto result =
+      check_lock_deterministic([] { return ListLock<DeterministicPlatform, Wakeup::kAfterEveryRelease>(); }, seeded(3, 30));
+  EXPECT_TRUE(result.passed()) << result.report();
+}
+
+TEST(DeterministicOwnLock, ALostWakeupIsFoundShrunkAndReplays) {
+  const auto make = [] { return ListLock<DeterministicPlatform, Wakeup::kAfterWritesOnly>(); };
+  const auto result = check_lock_deterministic(make, seeded(4, 100));
+  ASSERT_EQ(result.verdict, DeterministicVerdict::kFailed) << result.report();
+  EXPECT_NE(result.failure.find("deadlock"), std::string::npos) << result.report();
+  EXPECT_EQ(result.scenario.to_string(), "T0: read /; T1: write /") << result.report();
+  const auto again = replay_lock_deterministic(make, result.scenario, result.schedule);
+  EXPECT_EQ(again.verdict, DeterministicVerdict::kFailed) << again.report();
+  EXPECT_NE(result.report().find("replay: pathlock::testing::replay_lock_deterministic(make_lock, "),
+            std::string::npos);
 }
 
 }  // namespace
