@@ -85,6 +85,14 @@ def test_paths_include_sibling_prefixes_and_the_root():
 
 
 @settings(max_examples=200, database=None)
+@given(pst.trees())
+def test_trees_hold_every_ancestor_once(tree):
+    assert tree[0].as_posix() == "/"
+    assert len(set(tree)) == len(tree)
+    assert all(p.parent in tree for p in tree)
+
+
+@settings(max_examples=200, database=None)
 @given(pst.keys())
 def test_keys_map_to_the_paths_they_name(key):
     assert pathlock.path_of_key(key).as_posix() == "/" + key.rstrip("/")

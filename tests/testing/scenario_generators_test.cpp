@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -43,6 +44,17 @@ RC_GTEST_PROP(TestingGenerators, PathsAreWithinTheirShape, ()) {
   RC_ASSERT(path.depth() >= 1U);
   RC_ASSERT(path.depth() <= 2U);
   for (auto part : path.components()) RC_ASSERT(part == "a" || part == "b" || part == "ab");
+}
+
+RC_GTEST_PROP(TestingGenerators, TreesHoldEveryAncestorOnceInOrder, ()) {
+  const auto tree = *gen_tree();
+  RC_ASSERT(!tree.empty());
+  RC_ASSERT(tree.front().is_root());
+  RC_ASSERT(std::is_sorted(tree.begin(), tree.end()));
+  RC_ASSERT(std::adjacent_find(tree.begin(), tree.end()) == tree.end());
+  for (const auto& path : tree) {
+    if (!path.is_root()) RC_ASSERT(std::binary_search(tree.begin(), tree.end(), path.parent()));
+  }
 }
 
 RC_GTEST_PROP(TestingGenerators, KeysMapToThePathsTheyName, ()) {

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for paths, S3 keys, requests and scenarios.
+"""Hypothesis strategies for paths, trees, S3 keys, requests and scenarios.
 
 Everything shrinks: a path towards ``/`` and then towards the first names,
 a request towards a read, a scenario towards fewer tasks with fewer requests
@@ -51,6 +51,22 @@ def paths(names: Sequence[str] = DEFAULT_NAMES, *, max_depth: int = 3, root: boo
     if not 1 <= max_depth <= 64:
         raise ValueError(f"max_depth {max_depth} is outside 1..64")
     return st.lists(st.sampled_from(names), min_size=0 if root else 1, max_size=max_depth).map(_path_of_parts)
+
+
+def trees(names: Sequence[str] = DEFAULT_NAMES, *, max_depth: int = 3, max_paths: int = 6) -> st.SearchStrategy:
+    """A tree: up to ``max_paths`` drawn paths with every ancestor of each
+    (the root included), sorted by depth and then text."""
+    if not 1 <= max_paths <= 1024:
+        raise ValueError(f"max_paths {max_paths} is outside 1..1024")
+    return st.lists(paths(names, max_depth=max_depth), min_size=1, max_size=max_paths).map(_closed_tree)
+
+
+def _closed_tree(drawn) -> list:
+    tree = {PurePath("/")}
+    for path in drawn:
+        tree.add(path)
+        tree.update(path.parents)
+    return sorted(tree, key=lambda p: (len(p.parts), p.as_posix()))
 
 
 def keys(names: Sequence[str] = DEFAULT_NAMES, *, max_depth: int = 3) -> st.SearchStrategy:

@@ -15,6 +15,7 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,26 @@ inline rc::Gen<model::Path> gen_path(PathShape shape = {}) {
   return rc::gen::mapcat(rc::gen::inRange(shape.root ? 0 : 1, shape.max_depth + 1), [names](int depth) {
     return rc::gen::map(rc::gen::container<std::vector<std::string>>(static_cast<std::size_t>(depth), names),
                         [](const std::vector<std::string>& parts) { return model::Path::from_components(parts); });
+  });
+}
+
+// A tree: up to `max_paths` drawn paths with every ancestor of each (the
+// root included), sorted; shrinks towards fewer, shallower paths.
+inline rc::Gen<std::vector<model::Path>> gen_tree(PathShape shape = {}, int max_paths = 6) {
+  if (max_paths < 1 || max_paths > 1024) throw std::invalid_argument("gen_tree: max_paths is outside 1..1024");
+  const auto path = gen_path(shape);
+  return rc::gen::mapcat(rc::gen::inRange(1, max_paths + 1), [path](int count) {
+    return rc::gen::map(rc::gen::container<std::vector<model::Path>>(static_cast<std::size_t>(count), path),
+                        [](std::vector<model::Path> drawn) {
+                          std::vector<model::Path> tree{model::Path::root()};
+                          for (const auto& p : drawn) {
+                            for (auto ancestor : p.proper_ancestors()) tree.push_back(std::move(ancestor));
+                            tree.push_back(p);
+                          }
+                          std::sort(tree.begin(), tree.end());
+                          tree.erase(std::unique(tree.begin(), tree.end()), tree.end());
+                          return tree;
+                        });
   });
 }
 
