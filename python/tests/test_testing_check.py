@@ -205,3 +205,58 @@ def test_a_thread_lock_without_ancestor_locks_is_unsafe():
     assert failure.outcome.verdict is Verdict.SAFETY_VIOLATION
     assert len(failure.outcome.scenario.tasks) == 2
     assert "real threads" in str(failure)
+
+
+class PoliteLock:
+    """A contender waits, spinning, while any other contender is there: two
+    that arrive together spin for ever (a livelock under every schedule)."""
+
+    def __init__(self):
+        self._contenders = 0
+
+    @contextlib.asynccontextmanager
+    async def __call__(self, read, write):
+        self._contenders += 1
+        await asyncio.sleep(0)
+        while self._contenders > 1:
+            await asyncio.sleep(0)
+        try:
+            yield
+        finally:
+            self._contenders -= 1
+
+
+def test_a_livelock_that_needs_many_choices_is_reported_not_dropped():
+    two_writers = pst.scenarios(pst.requests(pst.paths(("a",), max_depth=1, root=False), operations=("write",)),
+                                min_tasks=2, max_tasks=2, max_requests=1)
+    failure = failure_of(check_async_lock, PoliteLock, scenarios=two_writers, seed=17, max_examples=50)
+    assert failure.outcome.verdict is Verdict.STEP_LIMIT
+
+
+class AwaitingReleaseMutex:
+    """A correct global mutex whose release awaits once (a round trip)."""
+
+    def __init__(self):
+        self._mutex = asyncio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def __call__(self, read, write):
+        async with self._mutex:
+            yield
+            await asyncio.sleep(0)
+
+
+ONE_PATH_WRITES = pst.scenarios(pst.requests(pst.paths(("a",), max_depth=1, root=False), operations=("write",)),
+                                max_tasks=3, max_requests=2)
+
+
+def test_a_release_that_awaits_is_not_over_blocking():
+    check_async_lock(AwaitingReleaseMutex, scenarios=ONE_PATH_WRITES, seed=18, over_blocking=Policy.REQUIRE)
+
+
+def test_calling_a_check_from_inside_a_running_loop_is_refused_clearly():
+    async def inside():
+        check_async_lock(pathlock.PathLock, max_examples=1, seed=1)
+
+    with pytest.raises(RuntimeError, match="call it from a synchronous function"):
+        asyncio.run(inside())

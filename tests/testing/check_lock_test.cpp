@@ -92,7 +92,8 @@ TEST(CheckLock, AFailureReplaysFromItsReport) {
   ASSERT_FALSE(found.passed());
   CheckOptions replay;
   replay.seed = found.replay_seed;
-  replay.runs_per_scenario = 200;
+  replay.runs_per_scenario = found.replay_runs;
+  replay.hang_timeout = found.hang_timeout;
   const auto again = check_scenario([] { return PathLockAdapter(builtin("path-rwa")); }, found.scenario, replay,
                                     found.pauses);
   EXPECT_EQ(again.verdict, Verdict::kSafetyViolation) << again.report();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,8 @@ struct Broken {
   impl::Scheme (*make)();
   const char* failure;  // a phrase of what breaks
 };
+
+void PrintTo(const Broken& broken, std::ostream* out) { *out << broken.name; }
 
 impl::Scheme path_rwa() { return *impl::find_builtin_scheme("path-rwa"); }
 
@@ -118,6 +121,20 @@ class ListLock {
   std::size_t grants_ = 0;
   std::vector<std::pair<std::size_t, model::Request>> granted_;
 };
+
+// Grants everything at once: unsafe.
+struct GrantEverythingLock {
+  using Handle = int;
+  Handle acquire(const model::Request&) { return 0; }
+  void release(Handle) {}
+};
+
+TEST(DeterministicOwnLock, ALockThatGrantsEverythingIsUnsafe) {
+  const auto result = check_lock_deterministic([] { return GrantEverythingLock(); }, seeded(5, 30));
+  ASSERT_EQ(result.verdict, DeterministicVerdict::kFailed) << result.report();
+  EXPECT_NE(result.failure.find("and they conflict"), std::string::npos) << result.report();
+  EXPECT_EQ(result.scenario.tasks.size(), 2U) << result.report();
+}
 
 TEST(DeterministicOwnLock, AListLockOnThePlatformPasses) {
   const auto result =

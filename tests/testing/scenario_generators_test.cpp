@@ -137,6 +137,8 @@ TEST(TestingGenerators, RefuseShapesOutsideTheirLimits) {
   EXPECT_NE(path_refused([](PathShape& s) { s.names = {}; }).find("names is empty"), std::string::npos);
   EXPECT_NE(path_refused([](PathShape& s) { s.names = {"a/b"}; }).find("'a/b' is not a path component"),
             std::string::npos);
+  EXPECT_NE(path_refused([](PathShape& s) { s.names = {"a,b"}; }).find("which a printed scenario cannot carry"),
+            std::string::npos);
   EXPECT_NE(path_refused([](PathShape& s) { s.max_depth = 0; }).find("max_depth 0 is outside 1..64"),
             std::string::npos);
   EXPECT_NE(scenario_refused([](ScenarioShape& s) { s.min_tasks = 3; s.max_tasks = 2; }).find("tasks 3..2"),

@@ -90,7 +90,7 @@ class Request:
 
     def __str__(self) -> str:
         text = " ".join([self.op, *(p.as_posix() for p in self.paths)])
-        return text if self.timeout is None else f"{text} timeout {self.timeout:g}"
+        return text if self.timeout is None else f"{text} timeout {self.timeout!r}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,6 +23,8 @@ class Verdict(enum.Enum):
     PASSED = "passed"
     SAFETY_VIOLATION = "safety violation: conflicting requests held at once"
     DEADLOCK = "deadlock: every unfinished task waits and nothing else can run"
+    HANG = ("hang: tasks left and none moved within the hang timeout (a deadlock, a lost wake-up, or a lock "
+            "slower than the timeout)")
     STEP_LIMIT = "no end: the run did not finish within its step limit"
     LOCK_ERROR = "the lock raised"
     FIFO_VIOLATION = "FIFO violation: a grant overtook an earlier conflicting waiter"

@@ -15,6 +15,7 @@ from typing import Callable, Iterator, Optional
 
 from ._outcome import Outcome
 from ._scenario import Request, Scenario
+from ._shadow import Verdict
 from .loop import FifoChooser, RandomChooser, ReplayChooser
 
 #: Random schedules tried per smaller scenario.
@@ -39,7 +40,9 @@ def _smaller(scenario: Scenario) -> Iterator[Scenario]:
 
 def _fails_alike(runner, scenario: Scenario, failing: Outcome, seed: int) -> Optional[Outcome]:
     choosers = [ReplayChooser(failing.schedule), FifoChooser()]
-    choosers += [RandomChooser(seed * SCHEDULES_PER_CANDIDATE + i) for i in range(SCHEDULES_PER_CANDIDATE)]
+    # A run that hits the step limit is long: fewer tries of those.
+    tries = SCHEDULES_PER_CANDIDATE // 8 if failing.verdict is Verdict.STEP_LIMIT else SCHEDULES_PER_CANDIDATE
+    choosers += [RandomChooser(seed * SCHEDULES_PER_CANDIDATE + i) for i in range(tries)]
     for chooser in choosers:
         outcome = runner.run(scenario, chooser)
         if outcome.verdict is failing.verdict:

@@ -23,8 +23,9 @@ from .loop import Chooser, ControlledLoop, FifoChooser, StepOutcome
 
 LockFactory = Callable[[], object]
 
-#: Steps one run may take before it is reported as not ending.
-DEFAULT_MAX_STEPS = 20_000
+#: Steps one run may take before it is reported as not ending (a run of the
+#: default scenarios takes tens of steps).
+DEFAULT_MAX_STEPS = 2_000
 
 
 async def _task_body(lock, task: int, scenario: Scenario, shadow: Shadow, hold_awaits: int) -> None:
@@ -87,8 +88,9 @@ class AsyncRunner:
 
     def __init__(self, make_lock: LockFactory, *, hold_awaits: int = 1, fifo: Policy = Policy.MEASURE,
                  over_blocking: Policy = Policy.MEASURE, max_steps: int = DEFAULT_MAX_STEPS) -> None:
-        if not 0 <= hold_awaits <= 1000:
-            raise ValueError(f"hold_awaits {hold_awaits} is outside 0..1000")
+        if not 1 <= hold_awaits <= 1000:
+            # 0 would grant and release in one step: no overlap could be seen.
+            raise ValueError(f"hold_awaits {hold_awaits} is outside 1..1000")
         if not 1 <= max_steps <= 10_000_000:
             raise ValueError(f"max_steps {max_steps} is outside 1..10,000,000")
         self.make_lock = make_lock
@@ -150,13 +152,15 @@ class AsyncRunner:
     @staticmethod
     def _settled(loop: ControlledLoop, shadow: Shadow, tasks) -> bool:
         # The lock has nothing left to do when every ready callback steps a
-        # task that does not wait for it (a holder inside its critical section).
-        waiting_tasks = {tasks[t] for t in shadow.waiting}
+        # holder inside its critical section (not a task that waits, nor one
+        # inside a release that may await), and no timer is set but the
+        # requests' timeouts (a lock may retry on a timer).
+        holders = {tasks[t] for t in shadow.holding}
         for handle in loop.ready_handles():
-            owner = _task_of(handle)
-            if owner is None or owner in waiting_tasks:
+            if _task_of(handle) not in holders:
                 return False
-        return True
+        return all(isinstance(getattr(timer._callback, "__self__", None), asyncio.Timeout)
+                   for timer in loop.pending_timers())
 
     @staticmethod
     def _lock_error(loop: ControlledLoop, shadow: Shadow, tasks) -> bool:

@@ -79,16 +79,25 @@ class ReplayChooser(Chooser):
 
 class HypothesisChooser(Chooser):
     """Choices drawn from Hypothesis's ``st.data()``: they shrink towards 0,
-    asyncio's own order."""
+    asyncio's own order. Past ``budget`` choices (a long run, a livelock)
+    the rest come from a random generator seeded by one more draw, so that
+    the run goes on to its verdict instead of overrunning Hypothesis's
+    buffer; the schedule records every choice either way."""
 
-    def __init__(self, data) -> None:
+    def __init__(self, data, budget: int = 400) -> None:
         super().__init__()
         from hypothesis import strategies as st  # only this chooser needs Hypothesis
         self._data = data
         self._integers = {}
         self._st = st
+        self._budget = budget
+        self._random: Optional[random.Random] = None
 
     def _pick(self, n: int) -> int:
+        if len(self.schedule) >= self._budget:
+            if self._random is None:
+                self._random = random.Random(self._data.draw(self._st.integers(0, 2**32 - 1)))
+            return self._random.randrange(n)
         strategy = self._integers.get(n)
         if strategy is None:
             strategy = self._integers[n] = self._st.integers(0, n - 1)
@@ -157,7 +166,12 @@ class ControlledLoop(asyncio.BaseEventLoop):
         self._chooser = chooser
 
     def enter(self) -> None:
-        """Makes this the running loop of the calling thread."""
+        """Makes this the running loop of the calling thread. RuntimeError if
+        another loop runs there (call the checks from a synchronous test)."""
+        running = events._get_running_loop()
+        if running is not None and running is not self:
+            raise RuntimeError("pathlock.testing runs its own event loop: call it from a synchronous function, "
+                               "not from inside a running event loop (an async test or asyncio.run)")
         self._driver_thread = threading.get_ident()
         self._thread_id = self._driver_thread
         events._set_running_loop(self)
@@ -165,6 +179,10 @@ class ControlledLoop(asyncio.BaseEventLoop):
     def leave(self) -> None:
         events._set_running_loop(None)
         self._thread_id = None
+
+    def pending_timers(self) -> list:
+        """The timers set and not cancelled."""
+        return [h for h in self._scheduled if not h._cancelled]
 
     def ready_handles(self) -> list:
         """The callbacks that could run now, in asyncio's order."""

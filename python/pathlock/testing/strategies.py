@@ -48,6 +48,8 @@ def paths(names: Sequence[str] = DEFAULT_NAMES, *, max_depth: int = 3, root: boo
     for name in names:
         if not name or "/" in name or name in (".", ".."):
             raise ValueError(f"path name {name!r} is not a single path component")
+        if any(c in name for c in " \t\n,;:"):
+            raise ValueError(f"path name {name!r} holds a space, ',', ';' or ':', which a printed scenario cannot carry")
     if not 1 <= max_depth <= 64:
         raise ValueError(f"max_depth {max_depth} is outside 1..64")
     return st.lists(st.sampled_from(names), min_size=0 if root else 1, max_size=max_depth).map(_path_of_parts)

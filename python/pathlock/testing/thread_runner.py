@@ -5,8 +5,9 @@ per task takes its requests in turn and, holding one, pauses for a seeded
 random few microseconds (or just yields), so that the threads meet inside
 each other's critical sections. The shadow checker judges every grant by
 the model; a run whose threads do not all finish within ``hang_timeout``
-seconds is a deadlock, reported with each waiting thread's request and the
-line it waits at. The operating system schedules the threads, so a run does
+seconds is a hang (a deadlock, a lost wake-up or a lock slower than the
+timeout), reported with each waiting thread's request and the line it
+waits at. The operating system schedules the threads, so a run does
 not replay exactly; its scenario and its pauses do. Threads of a deadlocked
 run cannot be stopped: they are left blocked (daemon threads).
 """
@@ -74,9 +75,15 @@ class ThreadRunner:
                    for t in range(len(scenario.tasks))]
         for thread in threads:
             thread.start()
-        deadline = time.monotonic() + self.hang_timeout
-        for thread in threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
+        # A hang: threads left and no event (ask, hold, release) for hang_timeout.
+        seen, last_move = -1, time.monotonic()
+        while any(thread.is_alive() for thread in threads):
+            for thread in threads:
+                thread.join(0.005)
+            if len(shadow.events) != seen:
+                seen, last_move = len(shadow.events), time.monotonic()
+            elif time.monotonic() - last_move >= self.hang_timeout:
+                break
         waits: List[str] = []
         with record:
             shadow.recording = False
@@ -90,7 +97,8 @@ class ThreadRunner:
                         waits.append(f"{shadow.name(rid)} waits at {_where(thread)}; {why}")
                     elif thread.is_alive():
                         waits.append(f"T{t} is stuck outside the lock at {_where(thread)}")
-                shadow._fail(Verdict.DEADLOCK, f"threads still running after {self.hang_timeout} s")
+                shadow._fail(Verdict.HANG, f"no thread moved for {self.hang_timeout} s"
+                             + "".join(f"; {e}" for e in errors))
             elif errors:
                 shadow._fail(Verdict.LOCK_ERROR, "; ".join(errors))
         return Outcome(scenario, shadow.failure or Verdict.PASSED, shadow.detail, None, list(shadow.events), 0,

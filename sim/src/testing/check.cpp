@@ -91,9 +91,11 @@ std::string CheckResult::report() const {
   text += fmt::format("  found after {}; {} shrink step(s)\n", searched, shrink_steps);
   text += fmt::format("seed {}\n", seed);
   text += fmt::format(
-      "replay: pathlock::testing::check_scenario(make_lock, pathlock::testing::Scenario::parse(\"{}\"), "
-      "{{.seed = {}}}, pathlock::testing::Pauses::{})\n",
-      scenario.to_string(), replay_seed, pauses == Pauses::kNone ? "kNone" : "kSeeded");
+      "replay: pathlock::testing::check_scenario(make_lock, pathlock::testing::Scenario::parse(\"{}\"), options, "
+      "pathlock::testing::Pauses::{}) with options.seed = {}, options.runs_per_scenario = {}, options.hang_timeout = "
+      "{} ms\n",
+      scenario.to_string(), pauses == Pauses::kNone ? "kNone" : "kSeeded", replay_seed, replay_runs,
+      hang_timeout.count());
   return text;
 }
 

@@ -11,6 +11,11 @@ namespace pathlock::testing {
 void validate(const PathShape& shape) {
   if (shape.names.empty()) throw std::invalid_argument("PathShape.names is empty: give at least one name");
   for (const auto& name : shape.names) {
+    // The printed scenario must read back: no separator of its text form.
+    if (name.find_first_of(" \t\n,;:") != std::string::npos) {
+      throw std::invalid_argument(fmt::format(
+          "PathShape.names: '{}' holds a space, ',', ';' or ':', which a printed scenario cannot carry", name));
+    }
     try {
       (void)model::Path::root().child(name);
     } catch (const model::InputError& e) {

@@ -57,6 +57,7 @@ void Shadow::arrive(std::size_t task, int id) {
 void Shadow::grant(std::size_t task, int id) {
   Slot& mine = slots_[task];
   const std::uint64_t my_ticket = mine.ticket.load();
+  mine.held_since = order_.fetch_add(1);
   mine.held.store(id);
   mine.waiting.store(kNone);
   for (std::size_t u = 0; u < tasks_; ++u) {
@@ -75,7 +76,10 @@ void Shadow::grant(std::size_t task, int id) {
 }
 
 void Shadow::release(std::size_t task) {
-  slots_[task].held.store(kNone);
+  Slot& mine = slots_[task];
+  const int id = mine.held.load();
+  mine.holds.push_back(Interval{id, mine.held_since, order_.fetch_add(1)});
+  mine.held.store(kNone);
   progress_.fetch_add(1, std::memory_order_release);
 }
 
@@ -144,6 +148,22 @@ std::vector<std::string> Shadow::describe_waits(const std::vector<bool>& finishe
     }
   }
   return lines;
+}
+
+void Shadow::check_intervals() {
+  for (std::size_t a = 0; a < tasks_; ++a) {
+    for (std::size_t b = a + 1; b < tasks_; ++b) {
+      for (const Interval& x : slots_[a].holds) {
+        for (const Interval& y : slots_[b].holds) {
+          if (x.start < y.end && y.start < x.end && conflict(x.id, y.id)) {
+            fail(Verdict::kSafetyViolation,
+                 fmt::format("{} and {} held at once, and they conflict", name(a, x.id), name(b, y.id)));
+            return;
+          }
+        }
+      }
+    }
+  }
 }
 
 Verdict Shadow::verdict() const {

@@ -53,6 +53,8 @@ struct CheckResult {
   Completeness completeness = Completeness::kComplete;
   std::uint64_t seed = 0;         // repeats the whole search (CheckOptions.seed)
   std::uint64_t replay_seed = 0;  // the failing scenario's runs (check_scenario's CheckOptions.seed)
+  int replay_runs = 0;            // runs that showed the minimal failure (its runs_per_scenario)
+  std::chrono::milliseconds hang_timeout{0};
   Scenario scenario;       // the minimal failing one (empty when passed)
   Pauses pauses = Pauses::kSeeded;
   RunOutcome outcome;      // of the minimal failing run
@@ -102,6 +104,10 @@ struct ScenarioRunner {
 // level up.
 std::vector<Scenario> smaller_scenarios(const Scenario& scenario);
 
+// Runs a shrink candidate gets: several times the search's, since a smaller
+// scenario on real threads may need more runs to show the same failure.
+inline int shrink_runs(const CheckOptions& options) { return std::min(options.runs_per_scenario * 5, 100'000); }
+
 // Replaces `scenario` by a smaller one that `still_fails` (which keeps the
 // candidate's outcome when it returns true) until none is, or `steps`
 // reaches `max_steps`.
@@ -121,15 +127,12 @@ void shrink_anywhere(Scenario& scenario, int& steps, int max_steps, StillFails s
   }
 }
 
-// Descends the shrink tree while a shrink still fails the same way. A
-// candidate gets several times the search's runs: a smaller scenario on
-// real threads may need more runs to show the same failure.
+// Descends the shrink tree while a shrink still fails the same way.
 template <typename F>
 void shrink(ScenarioRunner<F>& runner, rc::Shrinkable<Scenario> failing, std::uint64_t seed) {
   CheckResult& result = runner.result;
   constexpr int kMaxShrinkSteps = 200;
-  constexpr int kShrinkRunFactor = 5;
-  const int runs = std::min(runner.options.runs_per_scenario * kShrinkRunFactor, 100'000);
+  const int runs = shrink_runs(runner.options);
   bool improved = true;
   while (improved && result.shrink_steps < kMaxShrinkSteps) {
     improved = false;
@@ -173,6 +176,7 @@ CheckResult check_lock(F make_lock, CheckOptions options = {}) {
   if (options.seed == 0) options.seed = random_seed();
   CheckResult result;
   result.seed = options.seed;
+  result.hang_timeout = options.hang_timeout;
   detail::ScenarioRunner<F> runner{make_lock, options, result};
   const auto start = std::chrono::steady_clock::now();
   const auto generator = gen_scenario(options.shape, options.paths);
@@ -191,6 +195,7 @@ CheckResult check_lock(F make_lock, CheckOptions options = {}) {
       result.outcome = std::move(*outcome);
       detail::shrink(runner, std::move(drawn), scenario_seed);
       result.replay_seed = scenario_seed;
+      result.replay_runs = detail::shrink_runs(options);
       break;
     }
   }
@@ -208,6 +213,8 @@ CheckResult check_scenario(F make_lock, const Scenario& scenario, CheckOptions o
   if (options.seed == 0) options.seed = random_seed();
   CheckResult result;
   result.seed = result.replay_seed = options.seed;
+  result.replay_runs = options.runs_per_scenario;
+  result.hang_timeout = options.hang_timeout;
   result.pauses = pauses;
   detail::ScenarioRunner<F> runner{make_lock, options, result};
   const auto start = std::chrono::steady_clock::now();

@@ -124,12 +124,20 @@ sim::runtime::Program scenario_program(F& make_lock, const Scenario& scenario) {
         state->shadow.arrive(t, id);
         auto handle = state->lock.acquire(state->shadow.request(id));
         state->shadow.grant(t, id);
+        // A scheduling point while holding: another task may be granted
+        // inside this hold (the shadow's own atomics are not points).
+        DeterministicPlatform::yield();
         state->shadow.release(t);
         state->lock.release(std::move(handle));
       }
     });
   }
   program.after_each_step = [state]() -> std::optional<std::string> {
+    if (state->shadow.verdict() == Verdict::kPassed) return std::nullopt;
+    return state->shadow.detail();
+  };
+  program.at_end = [state]() -> std::optional<std::string> {
+    state->shadow.check_intervals();
     if (state->shadow.verdict() == Verdict::kPassed) return std::nullopt;
     return state->shadow.detail();
   };

@@ -2,12 +2,15 @@
 // The shadow checker of one run on real threads: what each task asks, holds
 // and waits for, judged by the model's conflict predicate.
 //
-// No global mutex orders the tasks (one would hide the races it looks for):
-// each task publishes its state in its own atomics. A task that is granted
-// stores what it holds, then reads every other task's holding (all
-// sequentially consistent), so of two conflicting holds that overlap, at
-// least one sees the other. A task clears its holding before it releases.
-// Only the first violation's description takes a mutex.
+// No global mutex orders the tasks (one would hide the races it looks for).
+// Each task numbers its grant (after the lock granted) and its release
+// (before it releases) from one atomic counter, whose read-modify-writes are
+// totally ordered, and logs the interval in a log of its own; after the run,
+// two conflicting intervals that overlap in that order are two conflicting
+// holds at once (check_intervals). Online, for an early verdict, a granted
+// task also publishes what it holds and reads every other task's holding;
+// that check alone can miss an overlap. Only the first violation's
+// description takes a mutex.
 
 #include <atomic>
 #include <cstdint>
@@ -57,15 +60,25 @@ class Shadow {
   // At a hang: each unfinished task's state and what the model says it waits for.
   std::vector<std::string> describe_waits(const std::vector<bool>& finished) const;
 
+  // After every task's thread has finished: the interval check above.
+  void check_intervals();
+
   Verdict verdict() const;
   std::string detail() const;
   std::uint64_t fifo_inversions() const noexcept { return fifo_inversions_.load(std::memory_order_relaxed); }
 
  private:
+  struct Interval {
+    int id;
+    std::uint64_t start;
+    std::uint64_t end;
+  };
   struct Slot {
     std::atomic<int> held{kNone};
     std::atomic<int> waiting{kNone};
     std::atomic<std::uint64_t> ticket{0};
+    std::uint64_t held_since = 0;   // the task's own
+    std::vector<Interval> holds;    // the task's own; read after the run
   };
   std::string name(std::size_t task, int id) const;
   void fail(Verdict verdict, std::string detail);
@@ -79,6 +92,7 @@ class Shadow {
   std::size_t tasks_;
   std::atomic<std::uint64_t> tickets_{0};
   std::atomic<std::uint64_t> progress_{0};
+  std::atomic<std::uint64_t> order_{0};  // numbers grants and releases
   std::atomic<std::uint64_t> fifo_inversions_{0};
   std::atomic<bool> failed_{false};
   mutable std::mutex failure_mutex_;  // the first failure's record only

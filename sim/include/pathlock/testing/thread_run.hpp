@@ -130,7 +130,15 @@ void run_task(RunState<L>& state, std::size_t task, std::uint64_t seed, Pauses p
     state.shadow.grant(task, id);
     pause(rng, pauses);
     state.shadow.release(task);
-    state.lock.release(std::move(*handle));
+    try {
+      state.lock.release(std::move(*handle));
+    } catch (const std::exception& e) {
+      state.shadow.lock_error(task, id, std::string("release: ") + e.what());
+      break;
+    } catch (...) {
+      state.shadow.lock_error(task, id, "release: an exception not derived from std::exception");
+      break;
+    }
   }
   state.finished[task].store(true, std::memory_order_release);
 }
@@ -169,8 +177,11 @@ RunOutcome run_once(F& make_lock, const Scenario& scenario, std::uint64_t seed, 
     // Nothing moved for a whole sample: a waiter nothing explains is over-blocked.
     outcome.over_blocked_samples += state->shadow.unexplained_waiters().size();
     if (now - last_move >= options.hang_timeout) {
-      outcome.verdict = Verdict::kHang;
-      outcome.detail = "no task moved for " + std::to_string(options.hang_timeout.count()) + " ms";
+      // A violation or an exception recorded before is the likelier cause.
+      outcome.verdict = state->shadow.verdict() != Verdict::kPassed ? state->shadow.verdict() : Verdict::kHang;
+      outcome.detail = state->shadow.verdict() != Verdict::kPassed
+                           ? state->shadow.detail()
+                           : "no task moved for " + std::to_string(options.hang_timeout.count()) + " ms";
       outcome.waits = state->shadow.describe_waits(finished);
       for (auto& thread : threads) thread.detach();  // they keep `state` alive
       outcome.fifo_inversions = state->shadow.fifo_inversions();
@@ -178,6 +189,7 @@ RunOutcome run_once(F& make_lock, const Scenario& scenario, std::uint64_t seed, 
     }
   }
   for (auto& thread : threads) thread.join();
+  state->shadow.check_intervals();
   outcome.verdict = state->shadow.verdict();
   outcome.detail = state->shadow.detail();
   outcome.fifo_inversions = state->shadow.fifo_inversions();
