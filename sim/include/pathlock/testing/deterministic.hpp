@@ -50,14 +50,24 @@ enum class DeterministicVerdict : std::uint8_t {
   kInconclusive,  // a run hit its step bound, or the run limit cut a search at bound 0
 };
 
+// The defaults size a search of seconds: 400 two-task scenarios (a bug
+// between two requests needs no third), every schedule with at most one
+// preemption, then 10 PCT runs each. Raise shape.max_tasks, preemptions and
+// pct_runs for deeper searches.
+inline ScenarioShape two_task_shape() {
+  ScenarioShape shape;
+  shape.max_tasks = 2;
+  return shape;
+}
+
 struct DeterministicOptions {
   std::uint64_t seed = 0;   // 0: a random seed, printed in the report
-  int scenarios = 100;      // 1..100,000
-  std::size_t preemptions = 2;
-  std::size_t pct_runs = 50;
+  int scenarios = 400;      // 1..100,000
+  std::size_t preemptions = 1;  // 0..8
+  std::size_t pct_runs = 10;
   std::size_t max_runs = 20000;  // per scenario, for the bounded search
-  std::chrono::seconds time_budget{25};
-  ScenarioShape shape;      // at most 4 tasks of 3 operations (the runtime's programs)
+  std::chrono::seconds time_budget{60};
+  ScenarioShape shape = two_task_shape();  // at most 4 tasks of 3 operations (the runtime's programs)
   PathShape paths;
 };
 
