@@ -69,6 +69,12 @@ def test_a_printed_failure_replays():
     assert outcome.describe() == failure.outcome.describe()
 
 
+def test_a_replay_whose_schedule_does_not_fit_says_so():
+    outcome = replay_async(pathlock.PathLock, "T0: write /a; T1: write /a", [7, 7, 7])
+    assert "the schedule did not fit this run" in outcome.detail
+    assert "did not fit" not in replay_async(pathlock.PathLock, "T0: write /a; T1: write /a", []).detail
+
+
 def test_a_check_replays_from_its_seed():
     first = str(failure_of(check_async_lock, broken.RequestOrderLock, seed=21))
     assert str(failure_of(check_async_lock, broken.RequestOrderLock, seed=21)) == first

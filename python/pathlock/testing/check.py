@@ -72,7 +72,13 @@ def replay_async(make_lock: LockFactory, scenario: Union[Scenario, str], schedul
     returns its Outcome; ``options`` as for ``check_async_lock``."""
     if isinstance(scenario, str):
         scenario = Scenario.parse(scenario)
-    return AsyncRunner(make_lock, **options).run(scenario, ReplayChooser(schedule))
+    chooser = ReplayChooser(schedule)
+    outcome = AsyncRunner(make_lock, **options).run(scenario, chooser)
+    if chooser.diverged:
+        outcome.detail += (f"{'; ' if outcome.detail else ''}the schedule did not fit this run ({chooser.diverged} "
+                           "choice(s) out of range, taken as 0): the lock, the scenario or the options differ from "
+                           "the run that printed it")
+    return outcome
 
 
 def check_async_lock(make_lock: LockFactory, *, scenarios=None, max_examples: int = 300,

@@ -70,11 +70,15 @@ class ReplayChooser(Chooser):
     def __init__(self, schedule: Sequence[int]) -> None:
         super().__init__()
         self._replay = list(schedule)
+        self.diverged = 0  # choices out of range: the run is not the one that printed the schedule
 
     def _pick(self, n: int) -> int:
         i = len(self.schedule)
         choice = self._replay[i] if i < len(self._replay) else 0
-        return choice if 0 <= choice < n else 0
+        if not 0 <= choice < n:
+            self.diverged += 1
+            return 0
+        return choice
 
 
 class HypothesisChooser(Chooser):

@@ -153,8 +153,16 @@ RunOutcome run_once(F& make_lock, const Scenario& scenario, std::uint64_t seed, 
   state->finished = std::make_unique<std::atomic<bool>[]>(tasks);
   std::vector<std::thread> threads;
   threads.reserve(tasks);
-  for (std::size_t t = 0; t < tasks; ++t) {
-    threads.emplace_back([state, t, seed, pauses = options.pauses] { detail::run_task(*state, t, seed, pauses); });
+  try {
+    for (std::size_t t = 0; t < tasks; ++t) {
+      threads.emplace_back([state, t, seed, pauses = options.pauses] { detail::run_task(*state, t, seed, pauses); });
+    }
+  } catch (...) {
+    // No thread to be had: the started tasks run to their end (the missing
+    // ones hold nothing they could wait for), then the error goes to the caller.
+    state->start.store(true, std::memory_order_release);
+    for (auto& thread : threads) thread.join();
+    throw;
   }
   state->start.store(true, std::memory_order_release);
 
