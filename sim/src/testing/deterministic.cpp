@@ -115,26 +115,7 @@ DeterministicResult deterministic_search(const DeterministicOptions& options,
     CaseOutcome found = run_case(drawn.value());
     if (found.verdict == DeterministicVerdict::kPassed) continue;
     const DeterministicVerdict kind = found.verdict;
-    result.scenario = drawn.value();
-    // The shrink tree, then tasks, operations and paths anywhere.
-    constexpr int kMaxShrinkSteps = 200;
-    bool improved = true;
-    while (improved && result.shrink_steps < kMaxShrinkSteps) {
-      improved = false;
-      auto candidates = drawn.shrinks();
-      while (auto candidate = candidates.next()) {
-        CaseOutcome smaller = run_case(candidate->value());
-        if (smaller.verdict == kind) {
-          drawn = std::move(*candidate);
-          result.scenario = drawn.value();
-          found = std::move(smaller);
-          ++result.shrink_steps;
-          improved = true;
-          break;
-        }
-      }
-    }
-    shrink_anywhere(result.scenario, result.shrink_steps, kMaxShrinkSteps, [&](const Scenario& candidate) {
+    result.scenario = shrink_scenario(std::move(drawn), result.shrink_steps, [&](const Scenario& candidate) {
       CaseOutcome smaller = run_case(candidate);
       if (smaller.verdict != kind) return false;
       found = std::move(smaller);

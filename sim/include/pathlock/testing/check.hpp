@@ -127,31 +127,36 @@ void shrink_anywhere(Scenario& scenario, int& steps, int max_steps, StillFails s
   }
 }
 
-// Descends the shrink tree while a shrink still fails the same way.
-template <typename F>
-void shrink(ScenarioRunner<F>& runner, rc::Shrinkable<Scenario> failing, std::uint64_t seed) {
-  CheckResult& result = runner.result;
-  constexpr int kMaxShrinkSteps = 200;
-  const int runs = shrink_runs(runner.options);
+// The smallest scenario that `still_fails` (which keeps the candidate's
+// outcome when it returns true): down RapidCheck's shrink tree, then
+// shrink_anywhere (the tree drops tasks and operations from the end only).
+inline constexpr int kMaxShrinkSteps = 200;
+template <typename StillFails>
+Scenario shrink_scenario(rc::Shrinkable<Scenario> failing, int& steps, StillFails still_fails) {
   bool improved = true;
-  while (improved && result.shrink_steps < kMaxShrinkSteps) {
+  while (improved && steps < kMaxShrinkSteps) {
     improved = false;
     auto candidates = failing.shrinks();
     while (auto candidate = candidates.next()) {
-      auto outcome = runner.fails(candidate->value(), seed, Pauses::kSeeded, runs);
-      if (outcome && outcome->verdict == result.verdict) {
+      if (still_fails(candidate->value())) {
         failing = std::move(*candidate);
-        result.scenario = failing.value();
-        result.outcome = std::move(*outcome);
-        ++result.shrink_steps;
+        ++steps;
         improved = true;
         break;
       }
     }
   }
-  // Then whole tasks and operations anywhere (the shrink tree drops them
-  // from the end only), and paths one level up.
-  shrink_anywhere(result.scenario, result.shrink_steps, kMaxShrinkSteps, [&](const Scenario& candidate) {
+  Scenario smallest = failing.value();
+  shrink_anywhere(smallest, steps, kMaxShrinkSteps, still_fails);
+  return smallest;
+}
+
+// Shrinks the failing scenario, then the schedule.
+template <typename F>
+void shrink(ScenarioRunner<F>& runner, rc::Shrinkable<Scenario> failing, std::uint64_t seed) {
+  CheckResult& result = runner.result;
+  const int runs = shrink_runs(runner.options);
+  result.scenario = shrink_scenario(std::move(failing), result.shrink_steps, [&](const Scenario& candidate) {
     auto outcome = runner.fails(candidate, seed, Pauses::kSeeded, runs);
     if (!outcome || outcome->verdict != result.verdict) return false;
     result.outcome = std::move(*outcome);

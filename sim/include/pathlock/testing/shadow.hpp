@@ -81,6 +81,9 @@ class Shadow {
     std::vector<Interval> holds;    // the task's own; read after the run
   };
   std::string name(std::size_t task, int id) const;
+  // What task `task`'s waiting request `waiting` may wait for, by the model:
+  // the conflicting holders and the conflicting waiters that asked earlier.
+  std::vector<std::string> blockers(std::size_t task, int waiting) const;
   void fail(Verdict verdict, std::string detail);
 
   std::vector<model::Request> requests_;
