@@ -16,6 +16,8 @@ PACKAGES=(
   python3-dev pybind11-dev python3-pybind11 python3-setuptools   # the pathlock Python package
   python3-pytest python3-pytest-asyncio                          # its tests
   python3-hypothesis                   # pathlock.testing: property-based testing of any lock
+  libcurl4-openssl-dev                 # the etcd lock's HTTP client (etcd's JSON gateway)
+  etcd-server etcd-client              # the etcd tests' loopback clusters (label etcd)
 )
 
 missing=()

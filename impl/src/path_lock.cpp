@@ -16,6 +16,7 @@ std::string_view to_string(AcquireStatus status) noexcept {
     case AcquireStatus::kCancelled: return "cancelled";
     case AcquireStatus::kReleased: return "released";
     case AcquireStatus::kFailed: return "failed";
+    case AcquireStatus::kLeaseLost: return "lease lost";
   }
   return "?";
 }

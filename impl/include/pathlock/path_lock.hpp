@@ -215,6 +215,9 @@ enum class AcquireStatus {
   kReleased,    // the guard was released, moved from, or default-constructed
   kFailed,      // async_acquire: an allocation failed once the acquisition
                 // was queued; nothing is held (a blocking call throws instead)
+  kLeaseLost,   // etcd::EtcdPathLock only: the process's lease expired, before
+                // the grant (nothing held) or after it (the records may now
+                // be another's: stop writing, the fencing token is stale)
 };
 std::string_view to_string(AcquireStatus status) noexcept;
 

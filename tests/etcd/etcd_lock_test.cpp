@@ -1,0 +1,201 @@
+// The etcd lock on a real 3-member cluster on loopback (support/etcd_cluster):
+// the lock-interface conformance suite, unchanged, then what only a
+// distributed lock has: round trips, leases, fencing, and faults (a client
+// killed or paused while holding, a member killed, a lost unlock response).
+
+#include <signal.h>
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "conformance/lock_conformance.hpp"
+#include "pathlock/etcd/etcd_path_lock.hpp"
+#include "support/etcd_cluster.hpp"
+
+namespace pathlock::conformance {
+namespace {
+
+using etcd::EtcdPathLock;
+using testing_support::ChildProcess;
+using testing_support::EtcdCluster;
+
+// One cluster per test process (CTest runs each test case in its own).
+EtcdCluster& cluster() {
+  static EtcdCluster instance(3);
+  return instance;
+}
+
+etcd::EtcdPathLockOptions options_for(std::string prefix, std::chrono::seconds ttl = std::chrono::seconds(5)) {
+  static std::atomic<int> locks{0};
+  etcd::EtcdPathLockOptions o;
+  o.client.endpoints = cluster().client_urls();
+  o.key_prefix = std::move(prefix) + std::to_string(locks.fetch_add(1)) + "/";
+  o.lease_ttl = ttl;
+  return o;
+}
+
+struct EtcdBackend {
+  using Lock = EtcdPathLock;
+  static std::unique_ptr<Lock> make() { return std::make_unique<Lock>(options_for("conformance/")); }
+  static constexpr auto kSettle = std::chrono::milliseconds(300);
+  static constexpr int kThreads = 4;
+  static constexpr int kOpsPerThread = 25;
+};
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Etcd, LockConformance, EtcdBackend);
+
+// The etcd lock is exact: a request waits only for a request the model says
+// it conflicts with.
+TEST(EtcdPathLock, GrantsExactlyWhenTheModelSaysNoConflict) {
+  EtcdPathLock lock(options_for("exact/"));
+  const auto requests = sample_requests();
+  for (const auto& a : requests) {
+    auto held = lock.acquire(a);
+    ASSERT_TRUE(held);
+    for (const auto& b : requests) {
+      EXPECT_EQ(lock.try_acquire(b).owns_lock(), !model::conflicts(a, b)) << a.to_string() << " then " << b.to_string();
+    }
+  }
+}
+
+TEST(EtcdPathLock, AnUncontendedAcquireAndReleaseAreOneRoundTripEach) {
+  EtcdPathLock lock(options_for("trips/"));
+  (void)lock.lease_id();  // the lease is granted once per process, not per acquire
+  const auto request = model::rename(P("/photos/2024"), P("/archive/2024")).request();
+  const auto before = lock.client().requests_sent();
+  auto guard = lock.acquire(request);
+  ASSERT_TRUE(guard);
+  EXPECT_EQ(lock.client().requests_sent() - before, 1u);
+  guard.release();
+  EXPECT_EQ(lock.client().requests_sent() - before, 2u);
+}
+
+TEST(EtcdPathLock, LaterHoldersOfAConflictingLockGetLargerTokens) {
+  EtcdPathLock lock(options_for("tokens/"));
+  std::int64_t last = 0;
+  for (const char* p : {"/a", "/a/b", "/a", "/a/b/c"}) {
+    auto g = lock.write(P(p));
+    EXPECT_GT(g.fencing_token(), last);
+    last = g.fencing_token();
+  }
+}
+
+// etcd #22082: an unlock whose answer was lost is sent again, after another
+// holder took the same path. The retry must delete nothing of it.
+TEST(EtcdPathLock, ARetriedUnlockDeletesNoNewerLock) {
+  EtcdPathLock lock(options_for("unlock/"));
+  auto first = lock.write(P("/a"));
+  ASSERT_TRUE(first);
+  std::atomic<bool> lost_once{false};
+  EtcdPathLock::Guard newer;
+  lock.client().set_response_fault([&](std::string_view api, const nlohmann::json& request) {
+    const bool is_unlock = api == "kv/txn" && request.contains("success") && !request["success"].empty() &&
+                           request["success"][0].contains("request_delete_range");
+    if (!is_unlock || lost_once.exchange(true)) return etcd::ResponseFault::kDeliver;
+    // The unlock was applied; before its retry, the path changes hands.
+    newer = lock.write(P("/a"));
+    return etcd::ResponseFault::kLose;
+  });
+  first.release();  // applied, answer lost, sent again
+  lock.client().set_response_fault(nullptr);
+  ASSERT_TRUE(lost_once.load());
+  ASSERT_TRUE(newer);
+  EXPECT_EQ(lock.try_acquire(model::read(P("/a/x")).request()).status(), AcquireStatus::kWouldBlock)
+      << "the retried unlock deleted the newer lock";
+  EXPECT_EQ(lock.fenced_put(newer, "fenced/a", "v"), etcd::FenceOutcome::kWritten);
+}
+
+// etcd #11456: a lease lost while its holder waited must not end in a grant;
+// a lease lost while holding is reported to the guard and to the callback.
+TEST(EtcdPathLock, ALostLeaseIsReportedToItsGuardsAndTheCallback) {
+  std::atomic<std::int64_t> reported{0};
+  auto o = options_for("lease/", std::chrono::seconds(2));
+  o.on_lease_lost = [&](std::int64_t lease, etcd::LeaseEnd) { reported = lease; };
+  EtcdPathLock lock(o);
+  auto other_options = o;  // the same keys, another process's lease
+  other_options.on_lease_lost = nullptr;
+  EtcdPathLock other(other_options);
+  auto held = lock.write(P("/a"));
+  auto blocker = other.write(P("/b"));
+  std::atomic<AcquireStatus> waited{AcquireStatus::kGranted};
+  std::thread waiter([&] { waited = lock.acquire_for(model::write(P("/b")).request(), std::chrono::seconds(20)).status(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::int64_t lease = lock.lease_id();
+  lock.client().call("lease/revoke", {{"ID", std::to_string(lease)}});  // as if it expired
+  blocker.release();
+  waiter.join();
+  EXPECT_EQ(waited.load(), AcquireStatus::kLeaseLost);  // not a grant (#11456)
+  EXPECT_EQ(lock.fenced_put(held, "fenced/a", "stale"), etcd::FenceOutcome::kRejected);
+  // The keep-alive thread learns it at its next keep-alive (every TTL / 4).
+  for (int i = 0; i < 100 && reported.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(reported.load(), lease);
+  EXPECT_EQ(held.status(), AcquireStatus::kLeaseLost);
+  // The next acquire runs under a new lease.
+  auto again = lock.write(P("/a"));
+  EXPECT_TRUE(again);
+  EXPECT_NE(lock.lease_id(), lease);
+}
+
+ChildProcess start_client(const std::string& prefix, const std::string& path) {
+  return ChildProcess::spawn({PATHLOCK_ETCD_CLIENT, cluster().client_urls_joined(), prefix, "2", path});
+}
+
+std::int64_t granted_token(ChildProcess& client) {
+  const std::string line = client.read_line(20000);
+  if (!line.starts_with("granted ")) return 0;
+  return std::stoll(line.substr(8));
+}
+
+TEST(EtcdPathLock, AClientKilledWhileHoldingReleasesAfterItsTtl) {
+  auto o = options_for("killed/");
+  EtcdPathLock lock(o);
+  auto client = start_client(o.key_prefix, "/a/b");
+  const std::int64_t killed_token = granted_token(client);
+  ASSERT_GT(killed_token, 0);
+  EXPECT_EQ(lock.try_acquire(model::write(P("/a")).request()).status(), AcquireStatus::kWouldBlock);
+  client.signal(SIGKILL);
+  client.wait();
+  const auto start = std::chrono::steady_clock::now();
+  auto g = lock.acquire_for(model::write(P("/a")).request(), std::chrono::seconds(10));
+  ASSERT_TRUE(g) << to_string(g.status());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // TTL 2 s
+  EXPECT_GT(g.fencing_token(), killed_token);  // a store that keeps the largest token rejects the killed client
+}
+
+TEST(EtcdPathLock, AClientPausedPastItsTtlSeesTheLossAndItsFencedWriteFails) {
+  auto o = options_for("paused/");
+  EtcdPathLock lock(o);
+  auto client = start_client(o.key_prefix, "/a");
+  const std::int64_t paused_token = granted_token(client);
+  ASSERT_GT(paused_token, 0);
+  client.signal(SIGSTOP);
+  auto g = lock.acquire_for(model::write(P("/a/b")).request(), std::chrono::seconds(10));
+  ASSERT_TRUE(g) << to_string(g.status());
+  EXPECT_GT(g.fencing_token(), paused_token);
+  client.signal(SIGCONT);
+  client.write_line("report");
+  EXPECT_EQ(client.read_line(10000), "status lease lost");
+  EXPECT_EQ(client.read_line(10000), "fence rejected");
+  EXPECT_EQ(client.wait(), 0);
+}
+
+TEST(EtcdPathLock, LocksKeepWorkingWhenAMemberIsKilled) {
+  EtcdCluster own(3);
+  etcd::EtcdPathLockOptions o;
+  o.client.endpoints = own.client_urls();
+  o.lease_ttl = std::chrono::seconds(5);
+  EtcdPathLock lock(o);
+  auto before = lock.write(P("/a"));
+  ASSERT_TRUE(before);
+  own.kill_member(0);  // the member the client talks to first
+  EXPECT_EQ(lock.try_acquire(model::write(P("/a/b")).request()).status(), AcquireStatus::kWouldBlock);
+  before.release();
+  for (int i = 0; i < 20; ++i) {
+    auto g = lock.write(P(i % 2 == 0 ? "/a" : "/a/b"));
+    ASSERT_TRUE(g);
+  }
+}
+
+}  // namespace
+}  // namespace pathlock::conformance
