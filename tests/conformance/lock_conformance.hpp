@@ -24,25 +24,12 @@
 #include "pathlock/model/request.hpp"
 #include "pathlock/path_lock.hpp"
 #include "pathlock/sim/rng.hpp"
+#include "conformance/sample_requests.hpp"
 
 namespace pathlock::conformance {
 
 using namespace std::chrono_literals;
 
-inline model::Path P(std::string_view s) { return model::Path::parse(s); }
-
-// Requests over a small tree, with sibling names that share a prefix (/a, /ab).
-inline std::vector<model::Request> sample_requests() {
-  std::vector<model::Request> out;
-  for (const char* p : {"/a", "/a/b", "/a/bc", "/ab", "/ab/b"}) {
-    out.push_back(model::read(P(p)).request());
-    out.push_back(model::write(P(p)).request());
-  }
-  out.push_back(model::copy(P("/a"), P("/ab/c")).request());
-  out.push_back(model::rename(P("/a/b"), P("/ab")).request());
-  out.push_back(model::copy(P("/a/bc"), P("/a/b/x")).request());
-  return out;
-}
 
 // No path of one is related to a path of the other: every lock grants both.
 inline bool disjoint(const model::Request& a, const model::Request& b) {

@@ -166,14 +166,15 @@ void EtcdPathLock::keep_alive_loop(std::stop_token stop) {
   }
 }
 
-void EtcdPathLock::delete_records(const std::string& first_key, const std::vector<std::string>& keys,
+std::int64_t EtcdPathLock::delete_records(const std::string& first_key, const std::vector<std::string>& keys,
                                   std::int64_t revision) {
   json deletes = json::array();
   for (const auto& k : keys) deletes.push_back({{"request_delete_range", {{"key", base64_encode(k)}}}});
   // Every record shares one lease and one revision: they were created
   // together and vanish together, so comparing the first says it for all.
-  client_.call("kv/txn", {{"compare", json::array({compare_created_at(first_key, revision)})},
-                          {"success", std::move(deletes)}});
+  const json answer = client_.call("kv/txn", {{"compare", json::array({compare_created_at(first_key, revision)})},
+                                              {"success", std::move(deletes)}});
+  return answer.value("succeeded", false) ? json_int(answer.at("header"), "revision") : 0;
 }
 
 EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, WaitPolicy policy,
@@ -228,7 +229,7 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
     std::size_t first_check = keys.size();
     if (!created) {
       const json& own = range_kvs(responses.at(0));
-      if (own.empty()) return Guard(nullptr, nullptr, {}, 0, AcquireStatus::kLeaseLost);
+      if (own.empty()) return Guard(nullptr, nullptr, {}, 0, 0, AcquireStatus::kLeaseLost);
       ticket = json_int(own.at(0), "create_revision");
       first_check = 1;
     }
@@ -249,7 +250,7 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
         if (records_conflict(plan.checks[i].mode, parsed->mode)) blockers.emplace(std::move(key), created_at);
       }
     }
-    if (blockers.empty()) return Guard(this, lease, std::move(keys), ticket, AcquireStatus::kGranted);
+    if (blockers.empty()) return Guard(this, lease, std::move(keys), ticket, read_at, AcquireStatus::kGranted);
 
     // Not granted yet: from here on, leaving without a grant withdraws the records.
     const auto withdraw = [&](AcquireStatus status) {
@@ -258,10 +259,11 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
       } catch (const EtcdError&) {
         // They expire with the lease.
       }
-      return Guard(nullptr, nullptr, {}, 0, status);
+      return Guard(nullptr, nullptr, {}, 0, 0, status);
     };
     if (policy == WaitPolicy::kNever) return withdraw(AcquireStatus::kWouldBlock);
     if (Clock::now() >= deadline) return withdraw(AcquireStatus::kTimedOut);
+    std::int64_t granted_at = 0;
     const std::function<bool()> stopped = [&] { return stop.stop_requested() || lease->is_lost(); };
     try {
       for (const auto& [key, created_at] : blockers) {
@@ -284,11 +286,12 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
       const json confirm =
           client_.call("kv/txn", {{"compare", json::array({compare_created_at(first, ticket)})}, {"success", json::array()}});
       if (!confirm.value("succeeded", false) || lease->is_lost()) return withdraw(AcquireStatus::kLeaseLost);
+      granted_at = json_int(confirm.at("header"), "revision");
     } catch (...) {
       withdraw(AcquireStatus::kFailed);
       throw;
     }
-    return Guard(this, lease, std::move(keys), ticket, AcquireStatus::kGranted);
+    return Guard(this, lease, std::move(keys), ticket, granted_at, AcquireStatus::kGranted);
   }
 }
 
@@ -327,14 +330,20 @@ FenceOutcome EtcdPathLock::fenced_put(const Guard& guard, std::string_view key, 
 }
 
 EtcdPathLock::Guard::Guard(EtcdPathLock* lock, std::shared_ptr<Lease> lease, std::vector<std::string> keys,
-                           std::int64_t revision, AcquireStatus status)
-    : lock_(lock), lease_(std::move(lease)), keys_(std::move(keys)), revision_(revision), status_(status) {}
+                           std::int64_t revision, std::int64_t granted_at, AcquireStatus status)
+    : lock_(lock),
+      lease_(std::move(lease)),
+      keys_(std::move(keys)),
+      revision_(revision),
+      granted_at_(granted_at),
+      status_(status) {}
 
 EtcdPathLock::Guard::Guard(Guard&& other) noexcept
     : lock_(std::exchange(other.lock_, nullptr)),
       lease_(std::move(other.lease_)),
       keys_(std::move(other.keys_)),
       revision_(std::exchange(other.revision_, 0)),
+      granted_at_(std::exchange(other.granted_at_, 0)),
       status_(std::exchange(other.status_, AcquireStatus::kReleased)) {}
 
 EtcdPathLock::Guard& EtcdPathLock::Guard::operator=(Guard&& other) noexcept {
@@ -344,6 +353,7 @@ EtcdPathLock::Guard& EtcdPathLock::Guard::operator=(Guard&& other) noexcept {
     lease_ = std::move(other.lease_);
     keys_ = std::move(other.keys_);
     revision_ = std::exchange(other.revision_, 0);
+    granted_at_ = std::exchange(other.granted_at_, 0);
     status_ = std::exchange(other.status_, AcquireStatus::kReleased);
   }
   return *this;
@@ -354,10 +364,13 @@ AcquireStatus EtcdPathLock::Guard::status() const noexcept {
   return status_;
 }
 
-void EtcdPathLock::Guard::release() noexcept {
+void EtcdPathLock::Guard::release() noexcept { (void)release_and_report(); }
+
+std::int64_t EtcdPathLock::Guard::release_and_report() noexcept {
+  std::int64_t deleted_at = 0;
   if (lock_ != nullptr && !keys_.empty()) {
     try {
-      lock_->delete_records(keys_.front(), keys_, revision_);
+      deleted_at = lock_->delete_records(keys_.front(), keys_, revision_);
     } catch (...) {
       // Left to expire with the lease.
     }
@@ -366,7 +379,9 @@ void EtcdPathLock::Guard::release() noexcept {
   lease_.reset();
   keys_.clear();
   revision_ = 0;
+  granted_at_ = 0;
   status_ = AcquireStatus::kReleased;
+  return deleted_at;
 }
 
 }  // namespace pathlock::etcd

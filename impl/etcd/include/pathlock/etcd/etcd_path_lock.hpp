@@ -131,8 +131,9 @@ class EtcdPathLock {
   std::shared_ptr<Lease> current_lease();
   void lease_lost(const std::shared_ptr<Lease>& lease, LeaseEnd why);
   void keep_alive_loop(std::stop_token stop);
-  // Deletes the records iff they are still the ones created at `revision`.
-  void delete_records(const std::string& first_key, const std::vector<std::string>& keys, std::int64_t revision);
+  // Deletes the records iff they are still the ones created at `revision`:
+  // the deleting revision, or 0 if they were gone.
+  std::int64_t delete_records(const std::string& first_key, const std::vector<std::string>& keys, std::int64_t revision);
 
   EtcdPathLockOptions options_;
   Client client_;
@@ -162,18 +163,26 @@ class EtcdPathLock::Guard {
   std::size_t lock_count() const noexcept { return keys_.size(); }
   // The acquisition's revision: its FIFO ticket and fencing token (0 if none).
   std::int64_t fencing_token() const noexcept { return revision_; }
+  // A revision at which the grant held: the ticket, or after a wait the
+  // revision its confirmation read. With released_at(), a hold's interval
+  // in etcd's order, for history checks.
+  std::int64_t granted_at() const noexcept { return granted_at_; }
   // Deletes the records (one transaction). Idempotent; errors are swallowed:
   // records that could not be deleted expire with the lease.
   void release() noexcept;
+  // The same; then the revision that deleted the records, or 0 if none did
+  // (they had expired, or etcd could not be reached).
+  std::int64_t release_and_report() noexcept;
 
  private:
   friend class EtcdPathLock;
   Guard(EtcdPathLock* lock, std::shared_ptr<Lease> lease, std::vector<std::string> keys, std::int64_t revision,
-        AcquireStatus status);
+        std::int64_t granted_at, AcquireStatus status);
   EtcdPathLock* lock_ = nullptr;
   std::shared_ptr<Lease> lease_;
   std::vector<std::string> keys_;
   std::int64_t revision_ = 0;
+  std::int64_t granted_at_ = 0;
   AcquireStatus status_ = AcquireStatus::kReleased;
 };
 
