@@ -183,4 +183,17 @@ struct CheckLockCliOptions {
 };
 int run_check_lock(const CheckLockCliOptions& options);
 
+struct CheckEtcdCliOptions {
+  std::vector<std::string> variants;  // names; "all" (the default) for every one
+  int clients = 2;                    // 1 to 3
+  int requests = 2;                   // per client, 1 to 3
+  int lease_expiries = 1;
+  int duplicates = 1;
+  int crashes = 1;
+  int compactions = 1;
+  std::uint64_t max_states = 2'000'000;  // per scenario
+  std::string json_out;
+};
+int run_check_etcd(const CheckEtcdCliOptions& options);
+
 }  // namespace pathlock::cli

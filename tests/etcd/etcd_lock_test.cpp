@@ -107,6 +107,29 @@ TEST(EtcdPathLock, ARetriedUnlockDeletesNoNewerLock) {
   EXPECT_EQ(lock.fenced_put(newer, "fenced/a", "v"), etcd::FenceOutcome::kWritten);
 }
 
+// A late duplicate of an acquire, applied after the release, recreates
+// records nobody will release (pathlock check-etcd's "no-orphan-sweep"
+// counterexample); the keep-alive thread's sweep deletes them.
+TEST(EtcdPathLock, RecordsOfALateDuplicateAcquireAreSwept) {
+  auto o = options_for("orphans/", std::chrono::seconds(2));
+  EtcdPathLock lock(o);
+  EtcdPathLock other(o);
+  nlohmann::json acquire_txn;
+  lock.client().set_response_fault([&](std::string_view api, const nlohmann::json& request) {
+    if (api == "kv/txn" && acquire_txn.is_null() && request.contains("failure")) acquire_txn = request;
+    return etcd::ResponseFault::kDeliver;
+  });
+  lock.write(P("/a")).release();
+  lock.client().set_response_fault(nullptr);
+  ASSERT_FALSE(acquire_txn.is_null());
+  const auto applied_again = lock.client().call("kv/txn", acquire_txn);
+  ASSERT_TRUE(applied_again.value("succeeded", false)) << "the duplicate did not recreate the records";
+  EXPECT_EQ(other.try_acquire(model::write(P("/a")).request()).status(), AcquireStatus::kWouldBlock);
+  // Swept within a keep-alive period (TTL / 4), although the lease lives on.
+  auto g = other.acquire_for(model::write(P("/a")).request(), std::chrono::seconds(5));
+  EXPECT_TRUE(g) << to_string(g.status());
+}
+
 // etcd #11456: a lease lost while its holder waited must not end in a grant;
 // a lease lost while holding is reported to the guard and to the callback.
 TEST(EtcdPathLock, ALostLeaseIsReportedToItsGuardsAndTheCallback) {

@@ -160,10 +160,40 @@ void EtcdPathLock::keep_alive_loop(std::stop_token stop) {
       } catch (const std::exception&) {
         // Unanswered: the lease stays confirmed until its last TTL runs out.
       }
-      if (lease->is_lost()) lease_lost(lease, LeaseEnd::kUnconfirmed);
+      if (lease->is_lost()) {
+        lease_lost(lease, LeaseEnd::kUnconfirmed);
+      } else {
+        sweep_orphans(*lease);
+      }
     }
     lock.lock();
   }
+}
+
+void EtcdPathLock::sweep_orphans(const Lease& lease) {
+  try {
+    const json answer = client_.call("lease/timetolive", {{"ID", std::to_string(lease.id)}, {"keys", true}},
+                                     std::chrono::duration_cast<std::chrono::milliseconds>(options_.lease_ttl) / 4);
+    json deletes = json::array();
+    {
+      std::lock_guard lock(live_mu_);
+      for (const json& k : answer.value("keys", json::array())) {
+        const std::string key = base64_decode(k.get<std::string>());
+        const auto parsed = parse_record_key(options_.key_prefix, key);
+        if (parsed && live_ids_.count(parsed->id) == 0) {
+          deletes.push_back({{"request_delete_range", {{"key", base64_encode(key)}}}});
+        }
+      }
+    }
+    if (!deletes.empty()) client_.call("kv/txn", {{"compare", json::array()}, {"success", std::move(deletes)}});
+  } catch (const std::exception&) {
+    // The next period tries again.
+  }
+}
+
+void EtcdPathLock::forget(const std::string& id) {
+  std::lock_guard lock(live_mu_);
+  live_ids_.erase(id);
 }
 
 std::int64_t EtcdPathLock::delete_records(const std::string& first_key, const std::vector<std::string>& keys,
@@ -186,6 +216,18 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
       std::lock_guard lock(mu_);
       id = hex(lease->id) + "." + std::to_string(next_id_++);
     }
+    {
+      std::lock_guard lock(live_mu_);
+      live_ids_.insert(id);
+    }
+    // Until it is granted, leaving (by return or throw) ends the acquisition.
+    struct Forget {
+      EtcdPathLock* lock;
+      const std::string* id;
+      ~Forget() {
+        if (lock != nullptr) lock->forget(*id);
+      }
+    } forget_unless_granted{this, &id};
     const RecordPlan plan = plan_records(options_.key_prefix, request, id);
     const std::size_t ops = plan.records.size() + plan.checks.size();
     if (ops > options_.max_txn_ops) {
@@ -229,7 +271,7 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
     std::size_t first_check = keys.size();
     if (!created) {
       const json& own = range_kvs(responses.at(0));
-      if (own.empty()) return Guard(nullptr, nullptr, {}, 0, 0, AcquireStatus::kLeaseLost);
+      if (own.empty()) return Guard(nullptr, nullptr, {}, {}, 0, 0, AcquireStatus::kLeaseLost);
       ticket = json_int(own.at(0), "create_revision");
       first_check = 1;
     }
@@ -250,7 +292,10 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
         if (records_conflict(plan.checks[i].mode, parsed->mode)) blockers.emplace(std::move(key), created_at);
       }
     }
-    if (blockers.empty()) return Guard(this, lease, std::move(keys), ticket, read_at, AcquireStatus::kGranted);
+    if (blockers.empty()) {
+      forget_unless_granted.lock = nullptr;
+      return Guard(this, lease, id, std::move(keys), ticket, read_at, AcquireStatus::kGranted);
+    }
 
     // Not granted yet: from here on, leaving without a grant withdraws the records.
     const auto withdraw = [&](AcquireStatus status) {
@@ -259,7 +304,7 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
       } catch (const EtcdError&) {
         // They expire with the lease.
       }
-      return Guard(nullptr, nullptr, {}, 0, 0, status);
+      return Guard(nullptr, nullptr, {}, {}, 0, 0, status);
     };
     if (policy == WaitPolicy::kNever) return withdraw(AcquireStatus::kWouldBlock);
     if (Clock::now() >= deadline) return withdraw(AcquireStatus::kTimedOut);
@@ -291,7 +336,8 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
       withdraw(AcquireStatus::kFailed);
       throw;
     }
-    return Guard(this, lease, std::move(keys), ticket, granted_at, AcquireStatus::kGranted);
+    forget_unless_granted.lock = nullptr;
+    return Guard(this, lease, id, std::move(keys), ticket, granted_at, AcquireStatus::kGranted);
   }
 }
 
@@ -329,10 +375,12 @@ FenceOutcome EtcdPathLock::fenced_put(const Guard& guard, std::string_view key, 
   return answer.value("succeeded", false) ? FenceOutcome::kWritten : FenceOutcome::kRejected;
 }
 
-EtcdPathLock::Guard::Guard(EtcdPathLock* lock, std::shared_ptr<Lease> lease, std::vector<std::string> keys,
-                           std::int64_t revision, std::int64_t granted_at, AcquireStatus status)
+EtcdPathLock::Guard::Guard(EtcdPathLock* lock, std::shared_ptr<Lease> lease, std::string id,
+                           std::vector<std::string> keys, std::int64_t revision, std::int64_t granted_at,
+                           AcquireStatus status)
     : lock_(lock),
       lease_(std::move(lease)),
+      id_(std::move(id)),
       keys_(std::move(keys)),
       revision_(revision),
       granted_at_(granted_at),
@@ -341,6 +389,7 @@ EtcdPathLock::Guard::Guard(EtcdPathLock* lock, std::shared_ptr<Lease> lease, std
 EtcdPathLock::Guard::Guard(Guard&& other) noexcept
     : lock_(std::exchange(other.lock_, nullptr)),
       lease_(std::move(other.lease_)),
+      id_(std::move(other.id_)),
       keys_(std::move(other.keys_)),
       revision_(std::exchange(other.revision_, 0)),
       granted_at_(std::exchange(other.granted_at_, 0)),
@@ -351,6 +400,7 @@ EtcdPathLock::Guard& EtcdPathLock::Guard::operator=(Guard&& other) noexcept {
     release();
     lock_ = std::exchange(other.lock_, nullptr);
     lease_ = std::move(other.lease_);
+    id_ = std::move(other.id_);
     keys_ = std::move(other.keys_);
     revision_ = std::exchange(other.revision_, 0);
     granted_at_ = std::exchange(other.granted_at_, 0);
@@ -372,11 +422,13 @@ std::int64_t EtcdPathLock::Guard::release_and_report() noexcept {
     try {
       deleted_at = lock_->delete_records(keys_.front(), keys_, revision_);
     } catch (...) {
-      // Left to expire with the lease.
+      // Left to the sweep, or to expire with the lease.
     }
+    lock_->forget(id_);
   }
   lock_ = nullptr;
   lease_.reset();
+  id_.clear();
   keys_.clear();
   revision_ = 0;
   granted_at_ = 0;

@@ -37,6 +37,14 @@
 // options.on_lease_lost runs once, and the next acquire starts a new lease.
 // A process paused past its TTL sees kLeaseLost as soon as it runs again.
 //
+// ORPHANS. A request can be applied twice: a retry after a lost answer, or
+// an original delayed past its retry. An acquire applied again after its
+// release creates records that nobody will release, kept alive by the
+// process's lease. The keep-alive thread sweeps them: each period it lists
+// its lease's keys and deletes the records of acquisitions that are no
+// longer live (ids are never reused, so such a record is never needed
+// again). `pathlock check-etcd` finds the stuck run without the sweep.
+//
 // FENCING. A guard's fencing_token() is R: larger for every later holder of
 // a conflicting lock. A store that remembers the largest token it has seen
 // for an object and rejects writes with a smaller one rejects a holder that
@@ -57,6 +65,7 @@
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "pathlock/etcd/client.hpp"
@@ -131,6 +140,9 @@ class EtcdPathLock {
   std::shared_ptr<Lease> current_lease();
   void lease_lost(const std::shared_ptr<Lease>& lease, LeaseEnd why);
   void keep_alive_loop(std::stop_token stop);
+  // Deletes this lease's records whose acquisition is no longer live.
+  void sweep_orphans(const Lease& lease);
+  void forget(const std::string& id);
   // Deletes the records iff they are still the ones created at `revision`:
   // the deleting revision, or 0 if they were gone.
   std::int64_t delete_records(const std::string& first_key, const std::vector<std::string>& keys, std::int64_t revision);
@@ -141,6 +153,10 @@ class EtcdPathLock {
   std::condition_variable_any keep_alive_wake_;
   std::shared_ptr<Lease> lease_;
   std::uint64_t next_id_ = 0;
+  std::mutex live_mu_;  // guards live_ids_
+  // Acquisitions from before their transaction is sent until they are
+  // withdrawn or released: the sweep spares their records.
+  std::unordered_set<std::string> live_ids_;
   std::jthread keep_alive_;
 };
 
@@ -176,10 +192,11 @@ class EtcdPathLock::Guard {
 
  private:
   friend class EtcdPathLock;
-  Guard(EtcdPathLock* lock, std::shared_ptr<Lease> lease, std::vector<std::string> keys, std::int64_t revision,
-        std::int64_t granted_at, AcquireStatus status);
+  Guard(EtcdPathLock* lock, std::shared_ptr<Lease> lease, std::string id, std::vector<std::string> keys,
+        std::int64_t revision, std::int64_t granted_at, AcquireStatus status);
   EtcdPathLock* lock_ = nullptr;
   std::shared_ptr<Lease> lease_;
+  std::string id_;
   std::vector<std::string> keys_;
   std::int64_t revision_ = 0;
   std::int64_t granted_at_ = 0;
