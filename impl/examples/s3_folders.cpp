@@ -1,18 +1,8 @@
 // s3_folders: folder operations on an S3-like object store, with and without
 // PathLock.
 //
-// The store has S3's guarantees and no more: each put, get, delete and list is
-// atomic on its own; nothing spans two keys. Folders exist only as key
-// prefixes, so a folder operation is a sequence of key operations:
-//
-//   write  /f      put f/part-0 .. f/part-{N-1}, all with one new version
-//   remove /f      list f/, delete each key
-//   rename /f /g   delete everything under g/, copy each f/ key to g/, delete it from f/
-//   copy   /f /g   delete everything under g/, copy each f/ key to g/
-//   read   /f      list f/, get each key
-//
-// Every folder therefore holds, between operations, either no part files or
-// all N of them with one version: the folder invariant. A read checks it on
+// The store has S3's guarantees and no more (folder_ops.hpp: the folder
+// operations as key operations, and the folder invariant). A read checks it on
 // what it saw, and a final audit checks it on the whole store. Clients run
 // these operations concurrently on a small tree, first each operation inside
 // a PathLock guard, then without one. With the lock every folder operation is
@@ -43,6 +33,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "folder_ops.hpp"
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/impl/scheme_admission.hpp"
 #include "pathlock/model/path.hpp"
@@ -104,96 +95,27 @@ class ObjectStore {
   std::map<std::string, std::string> objects_;
 };
 
-constexpr int kParts = 4;
+using pathlock::examples::kParts;
+using pathlock::examples::prefix_of;
+using pathlock::examples::torn_folders;
 
-std::string prefix_of(const Path& folder) { return folder.key() + "/"; }
-
-// Checks the folder invariant on a set of (key, value) pairs: grouped by the
-// folder that directly contains them, each folder has all kParts part files
-// with one version. Returns the number of folders that break it.
-int torn_folders(const std::map<std::string, std::optional<std::string>>& seen) {
-  struct Folder {
-    int parts = 0;
-    bool missing_value = false;
-    std::optional<std::string> version;
-    bool mixed = false;
-  };
-  std::map<std::string, Folder> folders;
-  for (const auto& [key, value] : seen) {
-    Folder& f = folders[key.substr(0, key.rfind('/'))];
-    ++f.parts;
-    if (!value) {
-      f.missing_value = true;  // listed, then gone before the get
-    } else if (!f.version) {
-      f.version = value;
-    } else if (*f.version != *value) {
-      f.mixed = true;
-    }
-  }
-  int torn = 0;
-  for (const auto& [name, f] : folders) {
-    if (f.parts != kParts || f.missing_value || f.mixed) ++torn;
-  }
-  return torn;
-}
-
-class Client {
- public:
-  // `watched`: where the client says what it does, for the watchdog (or null).
-  Client(ObjectStore& store, pathlock::PathLock* lock, WatchedThread* watched)
-      : store_(store), lock_(lock), watched_(watched) {}
-
-  void write(const Path& folder, const std::string& version) {
-    auto guard = hold(pathlock::model::write(folder));
-    for (int i = 0; i < kParts; ++i) store_.put(fmt::format("{}part-{}", prefix_of(folder), i), version);
-  }
-  void remove(const Path& folder) {
-    auto guard = hold(pathlock::model::remove(folder));
-    for (const auto& key : store_.list(prefix_of(folder))) store_.erase(key);
-  }
-  void rename(const Path& from, const Path& to) {
-    auto guard = hold(pathlock::model::rename(from, to));
-    move_or_copy(from, to, /*move=*/true);
-  }
-  void copy(const Path& from, const Path& to) {
-    auto guard = hold(pathlock::model::copy(from, to));
-    move_or_copy(from, to, /*move=*/false);
-  }
-  // Returns the number of torn folders the read saw.
-  int read(const Path& folder) {
-    auto guard = hold(pathlock::model::read(folder));
-    std::map<std::string, std::optional<std::string>> seen;
-    for (const auto& key : store_.list(prefix_of(folder))) seen[key] = store_.get(key);
-    return torn_folders(seen);
-  }
-
- private:
-  pathlock::PathLock::Guard hold(const pathlock::model::Operation& operation) {
-    if (lock_ == nullptr) return {};
+// A client's guard: the lock's, taken in the operation's request, with the
+// watchdog told (or none, unlocked).
+struct Hold {
+  pathlock::PathLock* lock;
+  WatchedThread* watched;
+  pathlock::PathLock::Guard operator()(const pathlock::model::Operation& operation) const {
+    if (lock == nullptr) return {};
     // The text, not the request: the watchdog may read it after this
     // operation's request is gone.
-    if (watched_ != nullptr) {
-      watched_->note(operation.to_string());
-      watched_->at(ThreadPhase::kAcquiring);
+    if (watched != nullptr) {
+      watched->note(operation.to_string());
+      watched->at(ThreadPhase::kAcquiring);
     }
-    auto guard = lock_->acquire(operation.request());
-    if (watched_ != nullptr) watched_->at(ThreadPhase::kHolding);
+    auto guard = lock->acquire(operation.request());
+    if (watched != nullptr) watched->at(ThreadPhase::kHolding);
     return guard;
   }
-
-  void move_or_copy(const Path& from, const Path& to, bool move) {
-    for (const auto& key : store_.list(prefix_of(to))) store_.erase(key);
-    const std::string src = prefix_of(from);
-    const std::string dst = prefix_of(to);
-    for (const auto& key : store_.list(src)) {
-      if (auto value = store_.get(key)) store_.put(dst + key.substr(src.size()), *value);
-      if (move) store_.erase(key);
-    }
-  }
-
-  ObjectStore& store_;
-  pathlock::PathLock* lock_;
-  WatchedThread* watched_;
 };
 
 struct RunResult {
@@ -204,23 +126,12 @@ struct RunResult {
   bool corrupt() const { return torn_reads > 0 || torn_at_end > 0; }
 };
 
-// Folders /data/{a,b,c} and /data/{a,b,c}/inner: writes and reads on both
-// levels, renames and copies between unrelated folders.
-std::vector<Path> folders() {
-  std::vector<Path> out;
-  for (const char* top : {"a", "b", "c"}) {
-    out.push_back(Path::parse(fmt::format("/data/{}", top)));
-    out.push_back(Path::parse(fmt::format("/data/{}/inner", top)));
-  }
-  return out;
-}
-
 // `watchdog_seconds` > 0: a locked run that has not finished by then ends the
 // program (status 3), printing what it waits for.
 RunResult run(pathlock::PathLock* lock, int clients, int ops_per_client, std::uint64_t seed,
               double watchdog_seconds) {
   ObjectStore store;
-  const auto tree = folders();
+  const auto tree = pathlock::examples::example_folders();
   for (std::size_t i = 0; i < tree.size(); ++i) {
     for (int p = 0; p < kParts; ++p) store.put(fmt::format("{}part-{}", prefix_of(tree[i]), p), "initial");
   }
@@ -242,21 +153,9 @@ RunResult run(pathlock::PathLock* lock, int clients, int ops_per_client, std::ui
   for (int c = 0; c < clients; ++c) {
     pool.emplace_back([&, c] {
       std::mt19937_64 rng(seed + static_cast<std::uint64_t>(c));
-      Client client(store, lock, watched[static_cast<std::size_t>(c)]);
-      const auto pick = [&] { return tree[rng() % tree.size()]; };
+      pathlock::examples::FolderClient client(store, Hold{lock, watched[static_cast<std::size_t>(c)]});
       for (int i = 0; i < ops_per_client; ++i) {
-        const Path a = pick();
-        Path b = pick();
-        while (a == b || a.is_proper_ancestor_of(b) || b.is_proper_ancestor_of(a)) b = pick();
-        switch (rng() % 5) {
-          case 0: client.write(a, fmt::format("v{}.{}", c, i)); break;
-          case 1: client.remove(a); break;
-          case 2: client.rename(a, b); break;
-          case 3: client.copy(a, b); break;
-          default:
-            if (client.read(a) > 0) ++torn_reads;
-            break;
-        }
+        if (pathlock::examples::random_operation(client, tree, rng, fmt::format("v{}.{}", c, i)) > 0) ++torn_reads;
         ++operations;
       }
     });

@@ -27,7 +27,7 @@ EtcdCluster& cluster() {
   return instance;
 }
 
-etcd::EtcdPathLockOptions options_for(std::string prefix, std::chrono::seconds ttl = std::chrono::seconds(5)) {
+etcd::EtcdPathLockOptions options_for(std::string prefix, std::chrono::seconds ttl = std::chrono::seconds(10)) {
   static std::atomic<int> locks{0};
   etcd::EtcdPathLockOptions o;
   o.client.endpoints = cluster().client_urls();
