@@ -195,7 +195,8 @@ class Checker {
     // etcd expires the leases whose holders noticed the loss or crashed.
     for (std::size_t i = 0; i < s.expiring.size(); ++i) {
       State n = s;
-      const auto [c, e] = n.expiring[i];
+      const int c = n.expiring[i].first;
+      const int e = n.expiring[i].second;
       n.expiring.erase(n.expiring.begin() + static_cast<std::ptrdiff_t>(i));
       n.expired.push_back({c, e});
       const int deleted = delete_if(n, [&](const RecordInfo& r) { return r.client == c && r.epoch == e; });
