@@ -33,6 +33,15 @@ install(TARGETS pathlock_testing EXPORT pathlockTestingTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# pathlock::etcd, the distributed lock: its own export set, asking for
+# libcurl and nlohmann/json.
+set_target_properties(pathlock_etcd PROPERTIES EXPORT_NAME etcd)
+set_target_properties(pathlock_etcd_protocol PROPERTIES EXPORT_NAME etcd_protocol)
+install(TARGETS pathlock_etcd pathlock_etcd_protocol EXPORT pathlockEtcdTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/impl/etcd/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # deterministic.hpp needs the harness's runtime, which is not installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/sim/include/pathlock/testing DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pathlock
         PATTERN deterministic.hpp EXCLUDE)
@@ -43,6 +52,7 @@ set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/pathlock)
 install(EXPORT pathlockTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
 install(EXPORT pathlockIoTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
 install(EXPORT pathlockTestingTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
+install(EXPORT pathlockEtcdTargets NAMESPACE pathlock:: DESTINATION ${config_dir})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/pathlockConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/pathlockConfig.cmake INSTALL_DESTINATION ${config_dir})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/pathlockConfigVersion.cmake

@@ -8,6 +8,7 @@
 #   reports/bench/scaling.md, .json    PathLock at 1..N threads against its peers
 #   reports/bench/python.md, .json     Python async with against the notes' Python design
 #   reports/bench/python_testing.md, .json  pathlock.testing: schedules replayed and examples per second
+#   reports/bench/etcd.md, .json       EtcdPathLock against etcd's own lock, 1..64 client threads
 # (the .md is the computed summary, the .json Google Benchmark's raw output),
 # then replaces each summary's block in README.md. Extra arguments go to
 # path_lock_bench (e.g. --benchmark_filter=uncontended).
@@ -15,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target path_lock_bench explore_bench sim_bench plan_bench scaling_bench pathlock_python
+cmake --build --preset release --target path_lock_bench explore_bench sim_bench plan_bench scaling_bench etcd_bench pathlock_python
 mkdir -p reports/bench
 build/release/bench/path_lock_bench --benchmark_repetitions=3 --benchmark_min_time=0.5 \
   --benchmark_report_aggregates_only=true \
@@ -43,12 +44,17 @@ build/release/bench/scaling_bench --seed=1 --benchmark_repetitions=3 --benchmark
   --benchmark_out=reports/bench/scaling.json --benchmark_out_format=json \
   --summary=reports/bench/scaling.md
 
+build/release/bench/etcd_bench --benchmark_repetitions=3 --benchmark_min_time=0.2 \
+  --benchmark_report_aggregates_only=true \
+  --benchmark_out=reports/bench/etcd.json --benchmark_out_format=json \
+  --summary=reports/bench/etcd.md
+
 PYTHONPATH=build/release/python /usr/bin/python3 python/bench/async_bench.py \
   --md reports/bench/python.md --json reports/bench/python.json
 PYTHONPATH=build/release/python /usr/bin/python3 python/bench/testing_bench.py \
   --md reports/bench/python_testing.md --json reports/bench/python_testing.json
 
 # Quote each summary in the README, between its markers (a test checks them).
-cmake -DSOURCE_DIR="$PWD" -DMODE=write -DBLOCKS="path_lock_bench;explore_bench;sim_bench;plan_bench;scaling_bench;python_bench;python_testing_bench" \
+cmake -DSOURCE_DIR="$PWD" -DMODE=write -DBLOCKS="path_lock_bench;explore_bench;sim_bench;plan_bench;scaling_bench;python_bench;python_testing_bench;etcd_bench" \
   -P scripts/doc-blocks.cmake
-echo "bench: wrote reports/bench/{path_lock,explore,sim,plan,scaling,python,python_testing}.{md,json} and quoted the summaries in README.md"
+echo "bench: wrote reports/bench/{path_lock,explore,sim,plan,scaling,python,python_testing,etcd}.{md,json} and quoted the summaries in README.md"

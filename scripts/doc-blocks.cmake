@@ -7,6 +7,7 @@
 #   README.md        plan_bench       reports/bench/plan.md       (scripts/bench.sh)
 #   README.md        python_bench     reports/bench/python.md     (scripts/bench.sh)
 #   README.md        python_testing_bench reports/bench/python_testing.md (scripts/bench.sh)
+#   README.md        etcd_bench       reports/bench/etcd.md       (scripts/bench.sh)
 #   README.md        mutation         reports/generated/mutation/mutation.md
 #                                     (scripts/mutate.sh)
 #   README.md        blocking_example impl/examples/blocking_quickstart.cpp and
@@ -38,6 +39,7 @@ set(block_table
   "scaling_bench|README.md|reports/bench/scaling.md|bash scripts/bench.sh"
   "python_bench|README.md|reports/bench/python.md|bash scripts/bench.sh"
   "python_testing_bench|README.md|reports/bench/python_testing.md|bash scripts/bench.sh"
+  "etcd_bench|README.md|reports/bench/etcd.md|bash scripts/bench.sh"
   "counterexamples|proofs/flaws.md|check.json|bash scripts/regen-reports.sh"
   "mutation|README.md|reports/generated/mutation/mutation.md|bash scripts/mutate.sh"
   "blocking_example|README.md|impl/examples/blocking_quickstart.cpp|cmake -DSOURCE_DIR=. -DMODE=write -DBLOCKS=blocking_example -P scripts/doc-blocks.cmake|cpp"

@@ -23,6 +23,7 @@ endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(f include/pathlock/pathlock.hpp include/pathlock/path_lock.hpp include/pathlock/version.hpp
           include/pathlock/io/scheme_file.hpp include/pathlock/testing/check.hpp
+          include/pathlock/etcd/etcd_path_lock.hpp include/pathlock/etcd/fencing.hpp
           lib/cmake/pathlock/pathlockConfig.cmake
           lib/pkgconfig/pathlock.pc lib/pkgconfig/pathlock-io.pc bin/pathlock)
   if(NOT EXISTS ${prefix}/${f})
@@ -38,6 +39,8 @@ run(${SCRATCH}/build/consumer)
 message(STATUS "find_package consumer: ${last_output}")
 run(${SCRATCH}/build/consumer_io)
 message(STATUS "find_package consumer of pathlock::io: ${last_output}")
+run(${SCRATCH}/build/consumer_etcd)
+message(STATUS "find_package consumer of pathlock::etcd: ${last_output}")
 # The README's pathlock::testing example: it finds the bug in the user's
 # lock (that test fails, with the report) and passes PathLock.
 execute_process(COMMAND ${SCRATCH}/build/consumer_testing RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

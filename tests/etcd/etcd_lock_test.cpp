@@ -12,6 +12,7 @@
 
 #include "conformance/lock_conformance.hpp"
 #include "pathlock/etcd/etcd_path_lock.hpp"
+#include "pathlock/etcd/fencing.hpp"
 #include "support/etcd_cluster.hpp"
 
 namespace pathlock::conformance {
@@ -184,7 +185,12 @@ TEST(EtcdPathLock, AClientKilledWhileHoldingReleasesAfterItsTtl) {
   auto g = lock.acquire_for(model::write(P("/a")).request(), std::chrono::seconds(10));
   ASSERT_TRUE(g) << to_string(g.status());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // TTL 2 s
-  EXPECT_GT(g.fencing_token(), killed_token);  // a store that keeps the largest token rejects the killed client
+  EXPECT_GT(g.fencing_token(), killed_token);
+  // The store's side: the new holder's write is accepted, then a late write
+  // carrying the killed client's token is refused.
+  etcd::TokenFence store;
+  EXPECT_EQ(store.admit("a/b/part-0", g.fencing_token()), etcd::FenceVerdict::kAccepted);
+  EXPECT_EQ(store.admit("a/b/part-0", killed_token), etcd::FenceVerdict::kStale);
 }
 
 TEST(EtcdPathLock, AClientPausedPastItsTtlSeesTheLossAndItsFencedWriteFails) {

@@ -1,5 +1,6 @@
 #include "pathlock/etcd/etcd_path_lock.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <map>
@@ -311,27 +312,46 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
     std::int64_t granted_at = 0;
     const std::function<bool()> stopped = [&] { return stop.stop_requested() || lease->is_lost(); };
     try {
-      for (const auto& [key, created_at] : blockers) {
-        std::int64_t from = read_at + 1;
-        for (;;) {
-          const WatchEnd end = client_.watch_change(key, from, deadline, stopped);
-          if (end == WatchEnd::kChanged) break;
-          if (end == WatchEnd::kTimedOut) return withdraw(AcquireStatus::kTimedOut);
-          if (end == WatchEnd::kStopped) {
-            return withdraw(lease->is_lost() ? AcquireStatus::kLeaseLost : AcquireStatus::kCancelled);
+      // Watch the newest blocker: it was queued last, so by the time it is
+      // gone the older ones usually are too. Then one transaction confirms
+      // our own records (the lease is alive: etcd #11456) and reads every
+      // remaining blocker: granted if none is left, else watch again.
+      std::int64_t from = read_at + 1;
+      for (;;) {
+        const auto newest = std::max_element(blockers.begin(), blockers.end(),
+                                             [](const auto& a, const auto& b) { return a.second < b.second; });
+        const WatchEnd end = client_.watch_change(newest->first, from, deadline, stopped);
+        if (end == WatchEnd::kTimedOut) return withdraw(AcquireStatus::kTimedOut);
+        if (end == WatchEnd::kStopped) {
+          return withdraw(lease->is_lost() ? AcquireStatus::kLeaseLost : AcquireStatus::kCancelled);
+        }
+        // Changed, compacted or broken: read them all again, at most
+        // max_txn_ops per transaction (a blocker gone stays gone: keys are
+        // never reused), the last one confirming our records.
+        std::vector<std::string> remaining;
+        for (const auto& entry : blockers) remaining.push_back(entry.first);
+        for (std::size_t begin = 0; begin < remaining.size(); begin += options_.max_txn_ops) {
+          const std::size_t end_at = std::min(remaining.size(), begin + options_.max_txn_ops);
+          json reads = json::array();
+          for (std::size_t k = begin; k < end_at; ++k) {
+            reads.push_back({{"request_range", {{"key", base64_encode(remaining[k])}, {"keys_only", true}}}});
           }
-          // Compacted or broken: read it again.
-          const json now = client_.call("kv/range", {{"key", base64_encode(key)}, {"keys_only", true}});
-          const json& kvs = now.value("kvs", json::array());
-          if (kvs.empty() || json_int(kvs.at(0), "create_revision") != created_at) break;
-          from = json_int(now.at("header"), "revision") + 1;
+          const json check = client_.call(
+              "kv/txn", {{"compare", json::array({compare_created_at(first, ticket)})}, {"success", reads}});
+          if (!check.value("succeeded", false) || lease->is_lost()) return withdraw(AcquireStatus::kLeaseLost);
+          const json& found = check.at("responses");
+          for (std::size_t k = begin; k < end_at; ++k) {
+            const json& kvs = range_kvs(found.at(k - begin));
+            const auto it = blockers.find(remaining[k]);
+            if (kvs.empty() || json_int(kvs.at(0), "create_revision") != it->second) blockers.erase(it);
+          }
+          from = json_int(check.at("header"), "revision") + 1;
+        }
+        if (blockers.empty()) {
+          granted_at = from - 1;
+          break;
         }
       }
-      // Granted, unless the lease died meanwhile (etcd #11456): confirm on our own records.
-      const json confirm =
-          client_.call("kv/txn", {{"compare", json::array({compare_created_at(first, ticket)})}, {"success", json::array()}});
-      if (!confirm.value("succeeded", false) || lease->is_lost()) return withdraw(AcquireStatus::kLeaseLost);
-      granted_at = json_int(confirm.at("header"), "revision");
     } catch (...) {
       withdraw(AcquireStatus::kFailed);
       throw;

@@ -16,16 +16,16 @@
 // reads every range where a conflicting record can be: each path's subtree
 // and the records of its ancestors. The records share the transaction's
 // revision R, the acquisition's FIFO ticket. It waits only for conflicting
-// records created before R, each by a watch from R+1, so waits point from a
-// newer revision to an older one and cannot form a cycle. A grant after a
-// wait is confirmed by a compare on its own records: the wait may have
-// outlived the lease (etcd #11456). A release deletes the records in one
+// records created before R, so waits point from a newer revision to an
+// older one and cannot form a cycle: it watches the newest of them, then one
+// transaction reads the rest again and compares its own records (the wait
+// may have outlived the lease: etcd #11456); granted when none is left. A release deletes the records in one
 // transaction that compares their create revision with R, so a release sent
 // twice (its first answer lost) deletes nothing of a later holder (#22082).
 //
 // ROUND TRIPS. An uncontended acquire is one transaction; a release is one.
-// A contended one adds one watch per older conflicting record and one
-// confirming transaction. A try_acquire that fails withdraws its records:
+// A contended one adds a watch and a checking transaction per round, and
+// usually needs one round: the newest older record goes last. A try_acquire that fails withdraws its records:
 // a second transaction.
 //
 // LEASES. The lock grants one lease per process (options.lease_ttl) and
@@ -48,8 +48,9 @@
 // FENCING. A guard's fencing_token() is R: larger for every later holder of
 // a conflicting lock. A store that remembers the largest token it has seen
 // for an object and rejects writes with a smaller one rejects a holder that
-// lost its lease. For data kept in etcd, fenced_put() writes only while the
-// guard's records still exist (one transaction).
+// lost its lease (fencing.hpp: TokenFence keeps that state). For data kept
+// in etcd, fenced_put() writes only while the guard's records still exist
+// (one transaction).
 //
 // ERRORS. A member that does not answer is skipped; once no member answered
 // for options.client.unavailable_after, the call throws EtcdError
