@@ -111,8 +111,8 @@ void EtcdCluster::start(Member& m, const std::string& initial_cluster, const std
                                          "--initial-cluster", initial_cluster,
                                          "--initial-cluster-state", "new",
                                          "--initial-cluster-token", token,
-                                         "--heartbeat-interval", "50",
-                                         "--election-timeout", "500",
+                                         "--heartbeat-interval", "100",
+                                         "--election-timeout", "1000",
                                          "--logger", "zap",
                                          "--log-level", "warn"};
   posix_spawn_file_actions_t actions;

@@ -1,7 +1,8 @@
 #pragma once
 // A throwaway etcd cluster on loopback for the tests labelled etcd: members
-// on free ports, data in a temporary folder, fast elections (heartbeat 50 ms,
-// election 500 ms, so leases of 2 s are allowed), stopped and removed when
+// on free ports, data in a temporary folder, elections after a second
+// without a leader (heartbeat 100 ms: leases of 2 s are allowed, and a
+// loaded machine does not trigger elections), stopped and removed when
 // destroyed. The etcd binary is $PATHLOCK_ETCD or etcd on the PATH
 // (scripts/install-deps.sh installs Debian's etcd-server).
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 namespace pathlock::etcd {
@@ -24,13 +25,38 @@ std::size_t append_to_string(char* data, std::size_t size, std::size_t count, vo
 
 long to_millis(std::chrono::milliseconds d) { return static_cast<long>(d.count()); }
 
-// etcd's answers that mean "try again, maybe elsewhere": gRPC Unavailable
-// (14) and DeadlineExceeded (4), and the leader-election messages.
-bool is_transient(const json& answer) {
-  const int code = answer.value("code", 0);
-  const std::string message = answer.value("error", std::string());
-  return code == 14 || code == 4 || message.find("leader changed") != std::string::npos ||
-         message.find("no leader") != std::string::npos || message.find("timed out") != std::string::npos;
+// An error answer, in either of the gateway's shapes: etcd 3.4's
+// {"error": "...", "code": N}, 3.5+'s {"code": N, "message": "..."}, a
+// stream's {"error": {...}}; or any answer with a status outside 2xx.
+struct GatewayError {
+  int code = 0;
+  std::string message;
+};
+std::optional<GatewayError> gateway_error(const json& answer, long http_status) {
+  const json* body = &answer;
+  if (const auto it = answer.find("error"); it != answer.end() && it->is_object()) body = &*it;
+  const auto text = [&](const char* field) -> std::optional<std::string> {
+    const auto it = body->find(field);
+    if (it == body->end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  const auto error_text = text("error");
+  const auto message = text("message");
+  const bool ok_status = http_status >= 200 && http_status < 300;
+  if (ok_status && !answer.contains("error") && !(body->contains("code") && message)) return std::nullopt;
+  GatewayError e;
+  if (const auto c = body->find("code"); c != body->end() && c->is_number_integer()) e.code = c->get<int>();
+  e.message = error_text ? *error_text : message ? *message : "HTTP status " + std::to_string(http_status);
+  return e;
+}
+
+// Errors that mean "try again, maybe elsewhere": gRPC Unavailable (14) and
+// DeadlineExceeded (4), the leader-election messages, and a server error
+// without a gRPC code (a proxy's).
+bool is_transient(const GatewayError& e, long http_status) {
+  return e.code == 14 || e.code == 4 || e.message.find("leader changed") != std::string::npos ||
+         e.message.find("no leader") != std::string::npos || e.message.find("timed out") != std::string::npos ||
+         (e.code == 0 && http_status >= 500);
 }
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -117,6 +143,8 @@ json Client::call(std::string_view api, const json& request, std::chrono::millis
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, to_millis(options_.call_timeout));
     requests_.fetch_add(1, std::memory_order_relaxed);
     const CURLcode code = curl_easy_perform(e);
+    long http_status = 0;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &http_status);
     give_back(std::move(handle));
     bool retry = false;
     if (code != CURLE_OK) {
@@ -134,15 +162,18 @@ json Client::call(std::string_view api, const json& request, std::chrono::millis
         retry = true;
       } else {
         json answer = json::parse(response, nullptr, /*allow_exceptions=*/false);
-        if (answer.is_discarded() || !answer.is_object()) {
+        const bool is_object = !answer.is_discarded() && answer.is_object();
+        if (!is_object && http_status >= 200 && http_status < 300) {
           throw EtcdError(EtcdErrorKind::kMalformedResponse, url + ": not a JSON object: " + response.substr(0, 200));
         }
-        if (!answer.contains("error")) return answer;
-        if (!is_transient(answer)) {
-          throw EtcdError(EtcdErrorKind::kRejected, url + ": " + answer.value("error", std::string("?")),
-                          answer.value("code", 0));
+        const auto error = is_object ? gateway_error(answer, http_status)
+                                     : std::optional<GatewayError>(GatewayError{0, "HTTP status " +
+                                                                                       std::to_string(http_status)});
+        if (!error) return answer;
+        if (!is_transient(*error, http_status)) {
+          throw EtcdError(EtcdErrorKind::kRejected, url + ": " + error->message, error->code);
         }
-        last_error = url + ": " + answer.value("error", std::string("?"));
+        last_error = url + ": " + error->message;
         next_endpoint_.fetch_add(1, std::memory_order_relaxed);
         retry = true;
       }

@@ -46,6 +46,14 @@ std::string hex(std::int64_t v) {
   return buf;
 }
 
+// Until when a lease whose TTL etcd restarted no earlier than `sent` is
+// surely alive: a tenth of the TTL (at most a second) earlier than etcd's
+// own count, for the two clocks' drift.
+std::chrono::steady_clock::time_point safe_until(std::chrono::steady_clock::time_point sent, std::int64_t ttl_seconds) {
+  const auto ttl = std::chrono::milliseconds(ttl_seconds * 1000);
+  return sent + ttl - std::min<std::chrono::milliseconds>(ttl / 10, std::chrono::seconds(1));
+}
+
 json compare_created_at(const std::string& key, std::int64_t revision) {
   return {{"key", base64_encode(key)},
           {"target", "CREATE"},
@@ -116,7 +124,7 @@ std::shared_ptr<EtcdPathLock::Lease> EtcdPathLock::current_lease() {
   const json answer = client_.call("lease/grant", {{"TTL", std::to_string(options_.lease_ttl.count())}});
   const std::int64_t ttl = json_int(answer, "TTL");
   if (ttl <= 0) throw EtcdError(EtcdErrorKind::kMalformedResponse, "etcd: lease/grant gave no TTL: " + answer.dump());
-  lease_ = std::make_shared<Lease>(json_int(answer, "ID"), sent + std::chrono::seconds(ttl));
+  lease_ = std::make_shared<Lease>(json_int(answer, "ID"), safe_until(sent, ttl));
   keep_alive_wake_.notify_all();
   return lease_;
 }
@@ -155,7 +163,7 @@ void EtcdPathLock::keep_alive_loop(std::stop_token stop) {
         if (ttl <= 0) {
           lease_lost(lease, LeaseEnd::kExpired);
         } else if (!lease->is_lost()) {
-          lease->confirmed_until.store((sent + std::chrono::seconds(ttl)).time_since_epoch().count(),
+          lease->confirmed_until.store(safe_until(sent, ttl).time_since_epoch().count(),
                                        std::memory_order_release);
         }
       } catch (const std::exception&) {
@@ -172,21 +180,28 @@ void EtcdPathLock::keep_alive_loop(std::stop_token stop) {
 }
 
 void EtcdPathLock::sweep_orphans(const Lease& lease) {
+  // Bounded by the keep-alive period: the sweep must never delay the next
+  // keep-alive past the lease's TTL.
+  const auto period = std::chrono::duration_cast<std::chrono::milliseconds>(options_.lease_ttl) / 4;
   try {
-    const json answer = client_.call("lease/timetolive", {{"ID", std::to_string(lease.id)}, {"keys", true}},
-                                     std::chrono::duration_cast<std::chrono::milliseconds>(options_.lease_ttl) / 4);
-    json deletes = json::array();
+    const json answer = client_.call("lease/timetolive", {{"ID", std::to_string(lease.id)}, {"keys", true}}, period);
+    std::vector<std::string> orphans;
     {
       std::lock_guard lock(live_mu_);
       for (const json& k : answer.value("keys", json::array())) {
-        const std::string key = base64_decode(k.get<std::string>());
+        std::string key = base64_decode(k.get<std::string>());
         const auto parsed = parse_record_key(options_.key_prefix, key);
-        if (parsed && live_ids_.count(parsed->id) == 0) {
-          deletes.push_back({{"request_delete_range", {{"key", base64_encode(key)}}}});
-        }
+        if (parsed && live_ids_.count(parsed->id) == 0) orphans.push_back(std::move(key));
       }
     }
-    if (!deletes.empty()) client_.call("kv/txn", {{"compare", json::array()}, {"success", std::move(deletes)}});
+    // At most max_txn_ops deletions per transaction (etcd refuses more).
+    for (std::size_t begin = 0; begin < orphans.size(); begin += options_.max_txn_ops) {
+      json deletes = json::array();
+      for (std::size_t k = begin; k < std::min(orphans.size(), begin + options_.max_txn_ops); ++k) {
+        deletes.push_back({{"request_delete_range", {{"key", base64_encode(orphans[k])}}}});
+      }
+      client_.call("kv/txn", {{"compare", json::array()}, {"success", std::move(deletes)}}, period);
+    }
   } catch (const std::exception&) {
     // The next period tries again.
   }
@@ -294,16 +309,17 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
       }
     }
     if (blockers.empty()) {
-      forget_unless_granted.lock = nullptr;
-      return Guard(this, lease, id, std::move(keys), ticket, read_at, AcquireStatus::kGranted);
+      Guard granted(this, lease, id, std::move(keys), ticket, read_at, AcquireStatus::kGranted);
+      forget_unless_granted.lock = nullptr;  // the guard forgets the id when released
+      return granted;
     }
 
     // Not granted yet: from here on, leaving without a grant withdraws the records.
     const auto withdraw = [&](AcquireStatus status) {
       try {
         delete_records(first, keys, ticket);
-      } catch (const EtcdError&) {
-        // They expire with the lease.
+      } catch (const std::exception&) {
+        // The sweep deletes them, or they expire with the lease.
       }
       return Guard(nullptr, nullptr, {}, {}, 0, 0, status);
     };
@@ -356,8 +372,9 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
       withdraw(AcquireStatus::kFailed);
       throw;
     }
-    forget_unless_granted.lock = nullptr;
-    return Guard(this, lease, id, std::move(keys), ticket, granted_at, AcquireStatus::kGranted);
+    Guard granted(this, lease, id, std::move(keys), ticket, granted_at, AcquireStatus::kGranted);
+    forget_unless_granted.lock = nullptr;  // the guard forgets the id when released
+    return granted;
   }
 }
 

@@ -25,14 +25,15 @@
 //
 // ROUND TRIPS. An uncontended acquire is one transaction; a release is one.
 // A contended one adds a watch and a checking transaction per round, and
-// usually needs one round: the newest older record goes last. A try_acquire that fails withdraws its records:
-// a second transaction.
+// usually needs one round: the newest older record goes last. A try_acquire
+// that fails withdraws its records: a second transaction.
 //
 // LEASES. The lock grants one lease per process (options.lease_ttl) and
 // keeps it alive from a background thread; every record is attached to it, so
 // a crashed process's locks vanish after the TTL. A lease is LOST when
 // etcd says it expired or when no keep-alive was acknowledged for a whole TTL
-// (counted from when it was sent, so the lock gives up first). Then every
+// (counted from when it was sent, less a tenth of the TTL for clock drift,
+// so the lock gives up first). Then every
 // guard granted under it reports AcquireStatus::kLeaseLost, the callback
 // options.on_lease_lost runs once, and the next acquire starts a new lease.
 // A process paused past its TTL sees kLeaseLost as soon as it runs again.
@@ -55,7 +56,12 @@
 // ERRORS. A member that does not answer is skipped; once no member answered
 // for options.client.unavailable_after, the call throws EtcdError
 // (kUnavailable). A blocking acquire that throws holds nothing: its
-// records are withdrawn, or expire with the lease.
+// records are withdrawn, swept, or expire with the lease. Deadlines and stop
+// tokens bound the waiting, not each transaction: a call in flight runs to
+// its own limits (options.client) before the deadline is seen.
+//
+// NESTING. As with PathLock, do not acquire while holding a guard of the same
+// lock: a conflicting second request of the same thread waits for itself.
 
 #include <chrono>
 #include <condition_variable>
@@ -85,13 +91,16 @@ std::string_view to_string(LeaseEnd end) noexcept;
 struct EtcdPathLockOptions {
   ClientOptions client;
   // Every record key starts with it. Locks with different prefixes are
-  // independent; no other key may be written under it.
+  // independent, provided neither prefix is a prefix of the other; no other
+  // key may be written under it.
   std::string key_prefix = "pathlock/";
   std::chrono::seconds lease_ttl{10};
   // etcd's --max-txn-ops (default 128): a request that needs more operations
   // in its transaction is refused (std::invalid_argument, naming both).
   std::size_t max_txn_ops = 128;
-  // Runs once per lost lease, on the keep-alive thread: its lease id and why.
+  // Runs once per lost lease, with its id and why: on the keep-alive thread
+  // or on the acquiring thread that found the loss. It must not block, nor
+  // acquire on this lock.
   std::function<void(std::int64_t lease, LeaseEnd why)> on_lease_lost;
 };
 
@@ -106,7 +115,8 @@ class EtcdPathLock {
   class Guard;
 
   explicit EtcdPathLock(EtcdPathLockOptions options);
-  // Revokes the lease: records still held are deleted. REQUIRES: no acquire in progress.
+  // Revokes the lease. REQUIRES: no acquire in progress, and every guard
+  // released or destroyed (a guard calls into its lock when released).
   ~EtcdPathLock();
   EtcdPathLock(const EtcdPathLock&) = delete;
   EtcdPathLock& operator=(const EtcdPathLock&) = delete;
@@ -187,8 +197,9 @@ class EtcdPathLock::Guard {
   // Deletes the records (one transaction). Idempotent; errors are swallowed:
   // records that could not be deleted expire with the lease.
   void release() noexcept;
-  // The same; then the revision that deleted the records, or 0 if none did
-  // (they had expired, or etcd could not be reached).
+  // The same; then the revision that deleted the records, or 0 if it is not
+  // known: they had expired, etcd could not be reached, or the release was
+  // sent again after a lost answer and found them gone.
   std::int64_t release_and_report() noexcept;
 
  private:

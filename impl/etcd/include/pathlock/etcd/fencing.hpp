@@ -6,6 +6,14 @@
 // than whoever holds a conflicting lock since, so its late writes are
 // refused. Keep this state where the store applies writes (an S3 proxy, a
 // metadata service), in one place per object. Thread-safe.
+//
+// The guarantee is per object: a stale write is refused for an object that a
+// newer holder wrote. A lock covers a whole subtree, and a newer holder may
+// not touch every object a stale one writes (a folder removed before the
+// stale holder's late write of a new object below it). For such stores, have
+// each folder operation also admit its token on the folder itself and on
+// its ancestors' markers, or keep data that must be fenced in etcd
+// (EtcdPathLock::fenced_put, which checks that the lock is still held).
 
 #include <cstdint>
 #include <map>
