@@ -68,7 +68,8 @@ class DirectoryStore {
     std::vector<std::string> keys;
     std::error_code error;
     for (fs::recursive_directory_iterator it(root_ / prefix, error), end; !error && it != end; it.increment(error)) {
-      if (it->is_regular_file(error)) keys.push_back(fs::relative(it->path(), root_).string());
+      // Lexically: another process may delete the file meanwhile.
+      if (it->is_regular_file(error)) keys.push_back(it->path().lexically_relative(root_).string());
     }
     return keys;
   }
