@@ -108,6 +108,33 @@ TEST(EtcdPathLock, ARetriedUnlockDeletesNoNewerLock) {
   EXPECT_EQ(lock.fenced_put(newer, "fenced/a", "v"), etcd::FenceOutcome::kWritten);
 }
 
+// A waiter behind more blockers than one transaction may read checks them
+// in batches; each waiter is granted in turn.
+TEST(EtcdPathLock, AWaitBehindManyWaitersChecksThemInBatches) {
+  auto o = options_for("batches/");
+  o.max_txn_ops = 3;  // W{/hot}: one record and two ranges; so three blockers per check
+  EtcdPathLock holder_lock(o);
+  auto holder = holder_lock.write(P("/hot"));
+  constexpr int kWaiters = 5;
+  std::vector<std::unique_ptr<EtcdPathLock>> locks;
+  for (int i = 0; i < kWaiters; ++i) locks.push_back(std::make_unique<EtcdPathLock>(o));
+  std::atomic<int> granted{0};
+  std::vector<std::thread> waiters;
+  for (int i = 0; i < kWaiters; ++i) {
+    waiters.emplace_back([&, i] {
+      auto g = locks[static_cast<std::size_t>(i)]->acquire_for(model::write(P("/hot")).request(), std::chrono::seconds(30));
+      if (g) granted.fetch_add(1);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // queued in order
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  holder.release();
+  for (auto& t : waiters) t.join();
+  EXPECT_EQ(granted.load(), kWaiters);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
 // A late duplicate of an acquire, applied after the release, recreates
 // records nobody will release (pathlock check-etcd's "no-orphan-sweep"
 // counterexample); the keep-alive thread's sweep deletes them.

@@ -346,6 +346,10 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
         // never reused), the last one confirming our records.
         std::vector<std::string> remaining;
         for (const auto& entry : blockers) remaining.push_back(entry.first);
+        // The next watch starts after the first batch's read: every blocker
+        // still present was present then (a record never comes back), so no
+        // deletion after it is missed, whichever batch read the record.
+        std::int64_t first_read = 0;
         for (std::size_t begin = 0; begin < remaining.size(); begin += options_.max_txn_ops) {
           const std::size_t end_at = std::min(remaining.size(), begin + options_.max_txn_ops);
           json reads = json::array();
@@ -361,12 +365,12 @@ EtcdPathLock::Guard EtcdPathLock::acquire_impl(const model::Request& request, Wa
             const auto it = blockers.find(remaining[k]);
             if (kvs.empty() || json_int(kvs.at(0), "create_revision") != it->second) blockers.erase(it);
           }
-          from = json_int(check.at("header"), "revision") + 1;
+          const std::int64_t read_revision = json_int(check.at("header"), "revision");
+          if (first_read == 0) first_read = read_revision;
+          granted_at = read_revision;  // the last batch confirms the grant
         }
-        if (blockers.empty()) {
-          granted_at = from - 1;
-          break;
-        }
+        from = first_read + 1;
+        if (blockers.empty()) break;
       }
     } catch (...) {
       withdraw(AcquireStatus::kFailed);
