@@ -68,6 +68,12 @@ TEST(EtcdKeys, Base64RoundTrips) {
   EXPECT_THROW(base64_decode("a*b"), EtcdError);
 }
 
+TEST(EtcdKeys, EndpointListsSplitOnCommas) {
+  EXPECT_EQ(split_endpoints("http://a:1,http://b:2"), (std::vector<std::string>{"http://a:1", "http://b:2"}));
+  EXPECT_EQ(split_endpoints(",http://a:1,,"), (std::vector<std::string>{"http://a:1"}));
+  EXPECT_TRUE(split_endpoints("").empty());
+}
+
 TEST(EtcdKeys, APathBothReadAndWrittenIsOneWriteRecord) {
   const auto plan = plan_records("p/", model::Request({P("/a")}, {P("/a"), P("/b")}), "x");
   ASSERT_EQ(plan.records.size(), 2u);

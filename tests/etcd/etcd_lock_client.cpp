@@ -12,7 +12,6 @@
 
 #include <chrono>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -24,8 +23,7 @@ namespace {
 
 pathlock::etcd::EtcdPathLockOptions options(const std::string& endpoints, const std::string& prefix) {
   pathlock::etcd::EtcdPathLockOptions o;
-  std::stringstream list(endpoints);
-  for (std::string e; std::getline(list, e, ',');) o.client.endpoints.push_back(e);
+  o.client.endpoints = pathlock::etcd::split_endpoints(endpoints);
   o.key_prefix = prefix;
   return o;
 }

@@ -95,8 +95,7 @@ int worker_main(const Options& o) {
   std::optional<pathlock::etcd::EtcdPathLock> lock;
   if (!o.endpoints.empty()) {
     pathlock::etcd::EtcdPathLockOptions lo;
-    std::stringstream list(o.endpoints);
-    for (std::string e; std::getline(list, e, ',');) lo.client.endpoints.push_back(e);
+    lo.client.endpoints = pathlock::etcd::split_endpoints(o.endpoints);
     lo.key_prefix = o.key_prefix;
     lock.emplace(lo);
   }

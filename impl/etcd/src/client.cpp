@@ -242,6 +242,18 @@ WatchEnd Client::watch_change(std::string_view key, std::int64_t from_revision, 
   }
 }
 
+std::vector<std::string> split_endpoints(std::string_view comma_separated) {
+  std::vector<std::string> out;
+  while (!comma_separated.empty()) {
+    const auto comma = comma_separated.find(',');
+    const auto part = comma_separated.substr(0, comma);
+    if (!part.empty()) out.emplace_back(part);
+    if (comma == std::string_view::npos) break;
+    comma_separated.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
 std::string base64_encode(std::string_view bytes) {
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);

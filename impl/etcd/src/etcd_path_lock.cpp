@@ -25,13 +25,13 @@ struct EtcdPathLock::Lease {
   // Until when the lease is surely alive: the last acknowledged keep-alive's
   // send time plus the TTL etcd gave (steady clock ticks).
   std::atomic<Clock::rep> confirmed_until;
-  std::atomic<bool> lost{false};      // sticky: once lost, never alive again here
+  mutable std::atomic<bool> lost{false};  // sticky: once lost, never alive again here
   std::atomic<bool> reported{false};  // the callback ran
 
   bool is_lost() const noexcept {
     if (lost.load(std::memory_order_acquire)) return true;
     if (Clock::now().time_since_epoch().count() >= confirmed_until.load(std::memory_order_acquire)) {
-      const_cast<std::atomic<bool>&>(lost).store(true, std::memory_order_release);
+      lost.store(true, std::memory_order_release);
       return true;
     }
     return false;

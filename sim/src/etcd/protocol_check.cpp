@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_set>
 
 #include "pathlock/etcd/keys.hpp"
@@ -240,12 +241,18 @@ class Checker {
     if (variant_ == ProtocolVariant::kUnfencedRelease) return "L" + lease_name(c, epoch);
     return "L" + lease_name(c, epoch) + "#" + std::to_string(acq);
   }
-  RecordPlan plan_of(int c, int epoch, int acq) const { return plan_for(request_of(acq), id_for(c, epoch, acq), variant_); }
+  // Every state asks for the same few plans (its clients' acquisitions):
+  // computed once per (client, epoch, acquisition).
+  const RecordPlan& plan_of(int c, int epoch, int acq) const {
+    const auto [it, inserted] = plans_.try_emplace({c, epoch, acq});
+    if (inserted) it->second = plan_for(request_of(acq), id_for(c, epoch, acq), variant_);
+    return it->second;
+  }
 
   bool holds_with_records(const State& s, int c) const {
     const ClientState& cs = s.clients[static_cast<std::size_t>(c)];
     if (cs.phase != Phase::kHolding) return false;
-    const auto plan = plan_of(c, cs.epoch, cs.acq);
+    const auto& plan = plan_of(c, cs.epoch, cs.acq);
     const auto it = s.store.find(plan.records.front().key);
     return it != s.store.end() && it->second.acq == cs.acq;
   }
@@ -276,7 +283,7 @@ class Checker {
   // A release (or withdrawal): fenced by the create revision, or by name.
   std::optional<ProtocolViolation> delete_records(State& s, int c, int epoch, int acq, std::int64_t ticket,
                                                   const std::string& who) const {
-    const auto plan = plan_of(c, epoch, acq);
+    const auto& plan = plan_of(c, epoch, acq);
     if (variant_ != ProtocolVariant::kUnfencedRelease) {
       const auto it = s.store.find(plan.records.front().key);
       if (it == s.store.end() || it->second.create_rev != ticket) return std::nullopt;
@@ -363,7 +370,7 @@ class Checker {
       case Phase::kConfirming: {
         State n = s;
         auto& ns = n.clients[static_cast<std::size_t>(c)];
-        const auto plan = plan_of(c, ns.epoch, ns.acq);
+        const auto& plan = plan_of(c, ns.epoch, ns.acq);
         const auto it = n.store.find(plan.records.front().key);
         const bool records_exist = it != n.store.end() && it->second.create_rev == ns.ticket;
         if (variant_ == ProtocolVariant::kUnconfirmedGrant) {
@@ -466,7 +473,7 @@ class Checker {
     }
     cs.acq = c * 100 + cs.next * 10 + cs.attempt;
     ++cs.attempt;
-    const auto plan = plan_of(c, cs.epoch, cs.acq);
+    const auto& plan = plan_of(c, cs.epoch, cs.acq);
     if (duplicated) {
       --n.left.duplicates;
       n.duplicates.push_back({false, c, cs.epoch, cs.acq, 0});
@@ -539,6 +546,7 @@ class Checker {
 
   const ProtocolScenario& scenario_;
   ProtocolVariant variant_;
+  mutable std::map<std::tuple<int, int, int>, RecordPlan> plans_;
 };
 
 }  // namespace

@@ -96,6 +96,9 @@ class Client {
   ResponseFaultHook fault_;
 };
 
+// "http://a:2379,http://b:2379" -> its endpoints (empty parts dropped).
+std::vector<std::string> split_endpoints(std::string_view comma_separated);
+
 // base64, as the gateway carries keys and values.
 std::string base64_encode(std::string_view bytes);
 // Throws EtcdError(kMalformedResponse) on a character outside the alphabet.
