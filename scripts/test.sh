@@ -3,7 +3,8 @@
 #   release (g++):  unit and property tests, CLI tests, benchmark smoke runs,
 #                   the Python package's pytest suite (installed for python3);
 #   asan (clang):   the same under AddressSanitizer + UBSan, plus the fuzzers;
-#   tsan (clang):   the concurrency tests (label "concurrency") under ThreadSanitizer.
+#   tsan (clang):   the concurrency tests (label "concurrency") and the etcd
+#                   lock's (label "etcd") under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -18,5 +19,5 @@ for preset in release asan; do
   echo "== $preset: test"
   ctest --preset "$preset" -j2 --timeout 600
 done
-echo "== tsan: concurrency tests"
-ctest --preset tsan -j2 --timeout 600 -L concurrency
+echo "== tsan: concurrency and etcd tests"
+ctest --preset tsan -j2 --timeout 600 -L 'concurrency|etcd'
