@@ -139,8 +139,11 @@
 // meanwhile. Only the first P::thread_slot() numbers (Gates::kBlocks,
 // 128) have a block; a thread numbered beyond takes the slow path. A thread
 // finds the gate through its own cache of (lock, path text) -> (gate
-// record, generation), filled when it takes the entry slowly; a miss, a
-// closed gate or a mode the gate does not admit takes the slow path.
+// record, generation), filled when it takes the entry slowly (a folder at
+// once; a target only when its gate was open already and the cache entry is
+// free or it asks for it twice in a row, so that leaves read once among
+// thousands never push the folders out); a miss, a closed gate or a mode
+// the gate does not admit takes the slow path.
 //
 // A slow step in an admitted-capable mode opens the entry's gate when its
 // queue queues nobody and holds only modes of one gate set. A step in a
@@ -428,6 +431,13 @@ class BasicPathLock {
   // nullptr to skip).
   template <typename RecordAt>
   void drain_closed_gates(std::size_t n, RecordAt&& record_at) noexcept;
+  // Whether a slow step in a gate mode has this thread remember the entry's
+  // gate: a folder's step at once (every request below it passes through);
+  // a target's only where this thread's cache entry for it is free or
+  // already its own, or the target asks for it twice in a row (a hot leaf).
+  // A leaf taken once among thousands would push a hot folder out.
+  enum class GateCacheAdmission : std::uint8_t { kAtOnce, kOnSecondAsk };
+  bool admit_to_gate_cache(std::uint64_t hash, GateCacheAdmission admission) noexcept;
   // Under the entry's shard lock, where a thread learns an entry's gate.
   void remember_gate(std::string_view key, std::uint64_t hash, const Node* node) noexcept;
   enum class GateCacheUse : std::uint8_t { kLookOnly, kMakeIfMissing };
@@ -532,7 +542,9 @@ class BasicPathLock<P>::Guard {
   };
   void push(Node* node, impl::ModeId mode);
   void push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode);
-  void push_held(const Held& h);
+  // The next hold's place, filled in by the caller field by field (a Held
+  // built on the stack and copied in stalls on store forwarding).
+  Held& next_held();
   const Held& held(std::size_t i) const noexcept { return i < kInline ? inline_[i] : heap_[i - kInline]; }
 
   BasicPathLock* lock_ = nullptr;

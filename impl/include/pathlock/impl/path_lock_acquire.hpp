@@ -113,11 +113,13 @@ typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::St
       guard.push(node, step.mode);  // within the room the caller reserved
       if (gate_mode) {
         maybe_open_gate(node, step.mode);
-        // The next acquire here tries the fast path if this is a folder
-        // (an ancestor mode) or its gate was open already: a target taken
-        // once (one leaf read among thousands) would only push a hot
-        // folder out of this thread's cache.
-        if (admitted != 0 || ((gates_->ancestor_modes >> step.mode.index) & 1U) != 0) {
+        // The next acquire here may take the fast path: a folder's at once,
+        // a target's if its gate was open already and GateCacheAdmission
+        // lets it in.
+        const auto admission = ((gates_->ancestor_modes >> step.mode.index) & 1U) != 0
+                                   ? GateCacheAdmission::kAtOnce
+                                   : GateCacheAdmission::kOnSecondAsk;
+        if ((admission == GateCacheAdmission::kAtOnce || admitted != 0) && admit_to_gate_cache(hash, admission)) {
           remember_gate(step.lock, hash, node);
         }
       }
@@ -268,30 +270,26 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::copy(const model::Path& from,
 
 template <typename P>
 void BasicPathLock<P>::Guard::push(Node* n, impl::ModeId mode) {
-  Held h;
+  Held& h = next_held();
   h.node = n;
   h.gate = nullptr;
   h.mode = mode;
-  push_held(h);
 }
 
 template <typename P>
 void BasicPathLock<P>::Guard::push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode) {
-  Held h;
+  Held& h = next_held();
   h.slot = slot;
   h.gate = gate;
   h.mode = mode;
-  push_held(h);
 }
 
 template <typename P>
-void BasicPathLock<P>::Guard::push_held(const Held& h) {
-  if (count_ < kInline) {
-    inline_[count_] = h;
-  } else {
-    heap_.push_back(h);  // within the room reserved before the first step
-  }
+typename BasicPathLock<P>::Guard::Held& BasicPathLock<P>::Guard::next_held() {
+  if (count_ < kInline) return inline_[count_++];
+  Held& h = heap_.emplace_back();  // within the room reserved before the first step
   ++count_;
+  return h;
 }
 
 template <typename P>

@@ -152,6 +152,8 @@ struct BasicPathLock<P>::GateCacheEntry {
   GateRecord* record = nullptr;
   std::uint64_t generation = 0;
   std::uint32_t length = 0;
+  // The hash of the last target refused this entry (GateCacheAdmission::kOnSecondAsk).
+  std::uint64_t refused = 0;
   char key[Gates::kCachedKeyBytes];
 };
 
@@ -175,6 +177,18 @@ typename BasicPathLock<P>::GateCacheEntry* BasicPathLock<P>::gate_cache(GateCach
     cache.reset(new (std::nothrow) GateCacheEntry[Gates::kCacheEntries]());
   }
   return cache.get();
+}
+
+template <typename P>
+bool BasicPathLock<P>::admit_to_gate_cache(std::uint64_t hash, GateCacheAdmission admission) noexcept {
+  if (admission == GateCacheAdmission::kAtOnce) return true;
+  GateCacheEntry* cache = gate_cache(GateCacheUse::kMakeIfMissing);
+  if (cache == nullptr) return false;
+  GateCacheEntry& e = cache[impl::gate_cache_index(hash)];
+  const bool taken_by_other = e.lock_uid != 0 && (e.lock_uid != uid_ || e.hash != hash);
+  if (!taken_by_other || e.refused == hash) return true;
+  e.refused = hash;
+  return false;
 }
 
 template <typename P>
