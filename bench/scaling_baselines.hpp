@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -19,8 +21,11 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
+
+#include "pathlock/impl/mutex.hpp"
 
 #include "scaling_workloads.hpp"
 
@@ -34,6 +39,28 @@ class OneMutex {
 
  private:
   std::mutex mu_;
+};
+
+// Every request on one FIFO ticket lock: the cheapest handoff a FIFO lock
+// can make (the releaser's one store, seen by the next ticket's spinner).
+// Its conflicting rate at T threads is the floor's yardstick for PathLock's
+// FIFO handoff. Spins, yielding now and then so an oversubscribed machine
+// still makes progress.
+class TicketLock {
+ public:
+  void acquire(const Operation&) {
+    const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed);
+    for (std::uint32_t spins = 0; serving_.load(std::memory_order_acquire) != ticket; ++spins) {
+      if ((spins & 1023U) == 1023U) std::this_thread::yield(); else impl::cpu_relax();
+    }
+  }
+  void release(const Operation&) {
+    serving_.store(serving_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
+
+ private:
+  alignas(64) std::atomic<std::uint32_t> next_{0};
+  alignas(64) std::atomic<std::uint32_t> serving_{0};
 };
 
 // One std::shared_mutex: reads shared, writes exclusive.

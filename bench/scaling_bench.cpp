@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -133,6 +134,43 @@ void memory_case(benchmark::State& state, const pathlock::impl::Scheme& scheme) 
   state.counters["bytes_per_idle_entry"] = per_entry;
 }
 
+// The one-way time of a cache line between two threads: half a ping-pong
+// round trip, the median of 5 rounds. Every handoff between cores costs
+// at least this, so it bounds what a FIFO lock can do when threads conflict.
+void core_to_core_case(benchmark::State& state) {
+  constexpr int kRoundTrips = 50000;
+  constexpr int kRounds = 5;
+  const auto wait_for = [](const std::atomic<int>& ball, int value) {
+    for (std::uint32_t spins = 0; ball.load(std::memory_order_acquire) != value; ++spins) {
+      if ((spins & 1023U) == 1023U) std::this_thread::yield(); else pathlock::impl::cpu_relax();
+    }
+  };
+  std::vector<double> one_way_ns;
+  for (auto _ : state) {
+    for (int round = 0; round < kRounds; ++round) {
+      alignas(64) std::atomic<int> ball{0};
+      std::thread other([&] {
+        ball.store(1, std::memory_order_release);  // started: timing begins after this
+        for (int i = 1; i <= kRoundTrips; ++i) {
+          wait_for(ball, 2 * i);
+          ball.store(2 * i + 1, std::memory_order_release);
+        }
+      });
+      wait_for(ball, 1);
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 1; i <= kRoundTrips; ++i) {
+        ball.store(2 * i, std::memory_order_release);
+        wait_for(ball, 2 * i + 1);
+      }
+      const auto elapsed = std::chrono::steady_clock::now() - start;
+      other.join();
+      one_way_ns.push_back(std::chrono::duration<double, std::nano>(elapsed).count() / (2.0 * kRoundTrips));
+    }
+  }
+  std::sort(one_way_ns.begin(), one_way_ns.end());
+  state.counters["transfer_ns"] = one_way_ns[one_way_ns.size() / 2];
+}
+
 // Every thread count: 1, 2, 4, ... up to the hardware's threads, and that.
 std::vector<int> thread_counts() {
   const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
@@ -154,30 +192,32 @@ void register_all() {
   // The locks live for the whole run: each is shared by the threads of a case.
   static OneMutex one_mutex;
   static OneSharedMutex one_shared_mutex;
+  static std::vector<std::unique_ptr<TicketLock>> tickets;
   static std::vector<std::unique_ptr<NaiveMapOfSharedMutex>> naive;
   static std::vector<std::unique_ptr<StripedSharedMutex>> striped;
   static std::vector<std::unique_ptr<AbslPathTable>> absl_tables;
   static std::vector<std::unique_ptr<PathLock>> path_locks;
   for (Workload w : kAllWorkloads) {
     const std::string wn(to_string(w));
-    register_case(std::string(kBaselineNames[0].key) + "/" + wn,
-                  [w](benchmark::State& st) { baseline_case(st, one_mutex, w); });
-    register_case(std::string(kBaselineNames[1].key) + "/" + wn,
-                  [w](benchmark::State& st) { baseline_case(st, one_shared_mutex, w); });
+    const auto key = [&wn](std::size_t i) { return std::string(kBaselineNames[i].key) + "/" + wn; };
+    register_case(key(0), [w](benchmark::State& st) { baseline_case(st, one_mutex, w); });
+    auto* t = tickets.emplace_back(std::make_unique<TicketLock>()).get();
+    register_case(key(1), [w, t](benchmark::State& st) { baseline_case(st, *t, w); });
+    register_case(key(2), [w](benchmark::State& st) { baseline_case(st, one_shared_mutex, w); });
     auto* n = naive.emplace_back(std::make_unique<NaiveMapOfSharedMutex>()).get();
-    register_case(std::string(kBaselineNames[2].key) + "/" + wn,
-                  [w, n](benchmark::State& st) { baseline_case(st, *n, w); });
+    register_case(key(3), [w, n](benchmark::State& st) { baseline_case(st, *n, w); });
     auto* s = striped.emplace_back(std::make_unique<StripedSharedMutex>()).get();
-    register_case(std::string(kBaselineNames[3].key) + "/" + wn,
-                  [w, s](benchmark::State& st) { striped_case(st, *s, w); });
+    register_case(key(4), [w, s](benchmark::State& st) { striped_case(st, *s, w); });
     auto* a = absl_tables.emplace_back(std::make_unique<AbslPathTable>()).get();
-    register_case(std::string(kBaselineNames[4].key) + "/" + wn,
-                  [w, a](benchmark::State& st) { baseline_case(st, *a, w); });
+    register_case(key(5), [w, a](benchmark::State& st) { baseline_case(st, *a, w); });
     for (const auto* scheme : pathlock::impl::builtin_schemes()) {
       auto* l = path_locks.emplace_back(std::make_unique<PathLock>(*scheme, kAnyScheme)).get();
       register_case("PathLock/" + scheme->name() + "/" + wn,
                     [w, l](benchmark::State& st) { path_lock_case(st, *l, w); });
     }
+  }
+  if (thread_counts().size() > 1) {
+    benchmark::RegisterBenchmark(kCoreToCore, core_to_core_case)->Iterations(1);
   }
   const auto& recommended = pathlock::impl::path_rwa_joined_scheme();
   benchmark::RegisterBenchmark(("Memory/idle-entry/" + recommended.name()).c_str(),
