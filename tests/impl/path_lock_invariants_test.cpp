@@ -46,6 +46,12 @@ struct PathLockTestPeer {
     Lock::Node* node = shard.find(path, path_hash(path));
     node->idle = !node->idle;
   }
+  static void flip_listed_flag(Lock& lock, std::string_view path) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    Lock::Node* node = shard.find(path, path_hash(path));
+    node->listed = !node->listed;
+  }
   static Lock::Node* node(const Lock& lock, std::string_view path) {
     auto& shard = lock.shard_for(path_hash(path));
     Lock::SpinLockHolder hold(shard.mu);
@@ -151,7 +157,7 @@ TEST_F(PathLockCorrupted, AnIdleCountThatDisagreesWithTheIdleList) {
   lock_.write(P("/a/b")).release();
   ASSERT_EQ(lock_.check_invariants(), "");
   PathLockTestPeer::add_to_idle_count(lock_, "/a", 1);
-  EXPECT_NE(lock_.check_invariants().find("idle_count is 4, the idle list holds 3"), std::string::npos)
+  EXPECT_NE(lock_.check_invariants().find("idle_count is 4 but 3 nodes are flagged idle"), std::string::npos)
       << lock_.check_invariants();
   PathLockTestPeer::add_to_idle_count(lock_, "/a", -1);
   EXPECT_EQ(lock_.check_invariants(), "");
@@ -160,9 +166,32 @@ TEST_F(PathLockCorrupted, AnIdleCountThatDisagreesWithTheIdleList) {
 TEST_F(PathLockCorrupted, AnEntryInUseFlaggedIdle) {
   auto guard = lock_.write(P("/a"));
   PathLockTestPeer::flip_idle_flag(lock_, "/a");
-  EXPECT_NE(lock_.check_invariants().find("entry /a is in the idle list but its queue is in use"), std::string::npos)
+  EXPECT_NE(lock_.check_invariants().find("entry /a is flagged idle but its queue is in use"), std::string::npos)
       << lock_.check_invariants();
   PathLockTestPeer::flip_idle_flag(lock_, "/a");
+  EXPECT_EQ(lock_.check_invariants(), "");
+}
+
+TEST_F(PathLockCorrupted, AnIdleEntryOutOfTheIdleList) {
+  lock_.write(P("/a")).release();
+  PathLockTestPeer::flip_listed_flag(lock_, "/a");
+  EXPECT_NE(lock_.check_invariants().find("entry /a is idle but not in the idle list"), std::string::npos)
+      << lock_.check_invariants();
+  PathLockTestPeer::flip_listed_flag(lock_, "/a");
+  EXPECT_EQ(lock_.check_invariants(), "");
+}
+
+// Taking an idle entry again leaves it listed (no other entry's links are
+// written); the sweep drops it from the list only if it is still in use.
+TEST_F(PathLockCorrupted, AnEntryTakenAgainStaysListedUntilTheSweep) {
+  lock_.write(P("/a")).release();
+  {
+    auto guard = lock_.write(P("/a"));
+    EXPECT_TRUE(PathLockTestPeer::node(lock_, "/a")->listed);
+    EXPECT_FALSE(PathLockTestPeer::node(lock_, "/a")->idle);
+    EXPECT_EQ(lock_.check_invariants(), "");
+  }
+  EXPECT_TRUE(PathLockTestPeer::node(lock_, "/a")->idle);
   EXPECT_EQ(lock_.check_invariants(), "");
 }
 

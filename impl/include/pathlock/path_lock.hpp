@@ -90,11 +90,14 @@
 // its co_await runs as that handler, under the same rule.
 //
 // MEMORY. An entry exists while its lock is held or waited for (active) and,
-// once idle, stays in its shard's LRU idle list for reuse by the next request
-// on that path: at most PathLockOptions::max_idle_locks_per_shard per shard;
-// beyond that the least recently idle entry is evicted (deleted, or reused
-// for a new path). This is the counterpart of the design notes' weak-reference
-// cache, with a hard bound:
+// once idle, stays in its shard for reuse by the next request on that path:
+// at most PathLockOptions::max_idle_locks_per_shard idle entries per shard;
+// beyond that a CLOCK sweep of the shard's idle list evicts one (deleted,
+// or reused for a new path), passing over those taken again since they were
+// listed once (a second chance). An entry taken again stays in the list,
+// flagged in use, so that reusing an idle entry writes no other entry's
+// cache line; the sweep drops it from the list. This is the counterpart of
+// the design notes' weak-reference cache, with a hard bound:
 //
 //   entries(shard) = active(shard) + idle(shard),  idle(shard) <= max_idle
 //   total entries  <= active locks + shards * max_idle_locks_per_shard
@@ -105,9 +108,9 @@
 // freed while the lock lives (a thread's gate cache may still name one), so
 // they number the most entries the shard ever had at once.
 //
-// Eviction cannot race a waiter: finding an entry (which unlists it from the
-// idle list) and queueing on it happen in one critical section of its shard,
-// and only idle entries are evicted.
+// Eviction cannot race a waiter: finding an entry (which flags it in use)
+// and queueing on it happen in one critical section of its shard, and only
+// entries flagged idle are evicted.
 //
 // CONCURRENCY. The table is split into shards (a power of two, picked by the
 // high bits of the path's hash), each an intrusive hash table behind a
@@ -162,7 +165,9 @@
 //
 // INVARIANTS (per shard, under its lock):
 //   entries == nodes linked from the buckets == active + idle_count
-//   a node is in the idle list  <=>  its queue has no holder and no waiter
+//   a node is flagged idle  <=>  its queue has no holder and no waiter
+//   a node is flagged idle  =>  it is in the idle list (which may also hold
+//                               nodes in use, until the sweep drops them)
 //   each waiting acquisition has exactly one sleeper record, on the entry it waits for
 // check_invariants() checks these, the gates' (every set slot names an
 // entry's gate that admits it or stands for it with a pseudo hold) and
@@ -363,8 +368,12 @@ class BasicPathLock {
   // One step of a plan: granted at once, queued with the waiter the caller
   // gave, or neither (the caller gave none; nothing of the step is held).
   enum class StepResult : std::uint8_t { kGranted, kQueued, kMustWait };
+  // Whether a slow step first tries its entry's gate: not the step where
+  // the fast prefix stopped (its gate was just found unknown, closed or full).
+  enum class GateRetry : std::uint8_t { kTry, kSkip };
   template <typename MakeWaiter>
-  StepResult take_step(const impl::StepView& step, Guard& guard, Node*& node, MakeWaiter&& make_waiter);
+  StepResult take_step(const impl::StepView& step, Guard& guard, Node*& node, MakeWaiter&& make_waiter,
+                       GateRetry retry = GateRetry::kTry);
   // ASYNC (impl/path_lock_async.hpp). The handler, boxed only once a step
   // must wait: the one allocation of an acquisition that waits.
   struct AsyncOp;

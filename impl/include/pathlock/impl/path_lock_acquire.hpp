@@ -94,10 +94,13 @@ void BasicPathLock<P>::release_node(Node* node, impl::ModeId mode, impl::TaskId 
 template <typename P>
 template <typename MakeWaiter>
 typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::StepView& step, Guard& guard,
-                                                                  Node*& node, MakeWaiter&& make_waiter) {
+                                                                  Node*& node, MakeWaiter&& make_waiter,
+                                                                  GateRetry retry) {
   const std::uint64_t hash = impl::path_hash(step.lock);
   const bool gate_mode = ((gates_->any_mode >> step.mode.index) & 1U) != 0;
-  if (gate_mode && try_fast(step.lock, hash, step.mode, guard)) return StepResult::kGranted;
+  if (gate_mode && retry == GateRetry::kTry && try_fast(step.lock, hash, step.mode, guard)) {
+    return StepResult::kGranted;
+  }
   Shard& s = shard_for(hash);
   SpinLockHolder hold(s.mu);
   node = s.find_or_create(step.lock, hash, options_.max_idle_locks_per_shard,
@@ -169,15 +172,19 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
   guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
   // The steps this thread can take through open gates, with one fence.
   const std::size_t fast = take_fast_prefix(std::span<const impl::StepView>(steps.begin(), steps.size()), guard);
-  for (const auto& step : std::span<const impl::StepView>(steps.begin() + fast, steps.size() - fast)) {
+  for (std::size_t i = fast; i < steps.size(); ++i) {
+    const impl::StepView& step = steps[i];
     WaiterSlot waiting;  // constructed only if this step must wait
     Node* node = nullptr;
-    const StepResult result = take_step(step, guard, node, [&]() -> Waiter* {
-      if (policy == WaitPolicy::kNever) return nullptr;
-      Waiter& w = waiting.emplace();
-      w.request = &request;  // read by describe_waits() under the shard lock
-      return &w;
-    });
+    const StepResult result = take_step(
+        step, guard, node,
+        [&]() -> Waiter* {
+          if (policy == WaitPolicy::kNever) return nullptr;
+          Waiter& w = waiting.emplace();
+          w.request = &request;  // read by describe_waits() under the shard lock
+          return &w;
+        },
+        i == fast ? GateRetry::kSkip : GateRetry::kTry);
     if (result == StepResult::kGranted) continue;
     if (result == StepResult::kMustWait) {
       // Outside the shard lock: rolling back takes the shard locks of the held locks.

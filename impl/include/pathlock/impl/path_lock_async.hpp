@@ -102,12 +102,12 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
     impl::plan_into(scheme_, request, steps);
     if (steps.size() > Guard::kInline) guard.heap_.reserve(steps.size() - Guard::kInline);
     guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
-    next = take_fast_prefix(std::span<const impl::StepView>(steps.begin(), steps.size()), guard);
+    const std::size_t fast = take_fast_prefix(std::span<const impl::StepView>(steps.begin(), steps.size()), guard);
     try {
-      for (; next < steps.size(); ++next) {
+      for (next = fast; next < steps.size(); ++next) {
         Node* node = nullptr;
-        if (take_step(steps[next], guard, node, [] { return static_cast<Waiter*>(nullptr); }) !=
-            StepResult::kGranted) {
+        if (take_step(steps[next], guard, node, [] { return static_cast<Waiter*>(nullptr); },
+                      next == fast ? GateRetry::kSkip : GateRetry::kTry) != StepResult::kGranted) {
           break;
         }
       }

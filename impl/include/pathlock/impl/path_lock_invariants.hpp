@@ -64,9 +64,10 @@ std::string BasicPathLock<P>::check_shard(std::size_t index, std::size_t& fast_c
         return impl::concat("entry ", key, ": ", q);
       }
       if (node->idle != node->queue.idle()) {
-        return impl::concat("entry ", key, " is ", node->idle ? "in" : "not in", " the idle list but its queue is ",
+        return impl::concat("entry ", key, " is flagged ", node->idle ? "idle" : "in use", " but its queue is ",
                       node->queue.idle() ? "idle" : "in use");
       }
+      if (node->idle && !node->listed) return impl::concat("entry ", key, " is idle but not in the idle list");
       if (node->idle) ++flagged_idle;
       if (std::string w = check_sleepers(*node); !w.empty()) return impl::concat("entry ", key, ": ", w);
     }
@@ -82,13 +83,15 @@ std::string BasicPathLock<P>::check_shard(std::size_t index, std::size_t& fast_c
   for (const Node* node = s.idle_head; node != nullptr; prev = node, node = node->idle_next) {
     if (++listed > linked.size()) return "the idle list is longer than the table (a cycle?)";
     if (linked.count(node) == 0) return "the idle list holds a node that is not in the table";
-    if (!node->idle) return impl::concat("entry ", node->key, " is in the idle list without its idle flag");
+    if (!node->listed) return impl::concat("entry ", node->key, " is in the idle list without its listed flag");
     if (node->idle_prev != prev) return impl::concat("entry ", node->key, " has a wrong idle_prev link");
   }
   if (s.idle_tail != prev) return "idle_tail is not the last node of the idle list";
-  if (s.idle_count != listed || listed != flagged_idle) {
-    return impl::concat("idle_count is ", s.idle_count, ", the idle list holds ", listed, " nodes and ", flagged_idle,
-                  " nodes are flagged idle");
+  if (s.listed_count != listed) {
+    return impl::concat("listed_count is ", s.listed_count, " but the idle list holds ", listed, " nodes");
+  }
+  if (s.idle_count != flagged_idle) {
+    return impl::concat("idle_count is ", s.idle_count, " but ", flagged_idle, " nodes are flagged idle");
   }
   if (s.idle_count > max_idle) return impl::concat(s.idle_count, " idle entries, above the bound ", max_idle);
   return {};

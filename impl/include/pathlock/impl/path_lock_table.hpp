@@ -1,6 +1,6 @@
 #pragma once
 // BasicPathLock's table: the lock entries (Node), sharded, each shard an
-// intrusive hash table behind a spin lock with an LRU list of idle entries
+// intrusive hash table behind a spin lock with a CLOCK list of idle entries
 // kept for reuse (path_lock.hpp: MEMORY, CONCURRENCY). Part of the
 // template's definitions: include path_lock_definitions.hpp, not this.
 
@@ -28,10 +28,15 @@ struct alignas(64) BasicPathLock<P>::Node {
   std::string key;  // canonical path text; keeps its capacity when reused
   std::uint64_t hash = 0;
   Node* next = nullptr;  // bucket chain
-  // The shard's idle list (least recently idle first), while idle.
+  // The shard's idle list (CLOCK order), while listed. An entry taken
+  // again stays listed (flagged not idle and referenced), so reusing an idle
+  // entry touches no other entry's cache line; the eviction sweep drops the
+  // listed entries that are in use.
   Node* idle_prev = nullptr;
   Node* idle_next = nullptr;
-  bool idle = false;  // its queue is idle (it may still have fast holders: GATES)
+  bool idle = false;        // its queue is idle (it may still have fast holders: GATES); counted in idle_count
+  bool listed = false;      // in the idle list (every idle entry is)
+  bool referenced = false;  // taken again since it was listed: the sweep's second chance
   Shard* shard = nullptr;
   GateRecord* gate = nullptr;   // its gate, this node's while it lives
   std::uint32_t pseudo_held = 0;  // modes m in which pseudo task m holds it for fast holders
@@ -45,8 +50,9 @@ struct alignas(64) BasicPathLock<P>::Shard {
   // protected by mu:
   std::vector<Node*> buckets PATHLOCK_GUARDED_BY(mu);  // a power of two
   std::size_t entries PATHLOCK_GUARDED_BY(mu) = 0;     // nodes linked from buckets
-  std::size_t idle_count PATHLOCK_GUARDED_BY(mu) = 0;  // of which idle (in the idle list)
-  Node* idle_head PATHLOCK_GUARDED_BY(mu) = nullptr;   // least recently idle
+  std::size_t idle_count PATHLOCK_GUARDED_BY(mu) = 0;  // of which idle (each in the idle list)
+  std::size_t listed_count PATHLOCK_GUARDED_BY(mu) = 0;  // in the idle list: the idle and some in use
+  Node* idle_head PATHLOCK_GUARDED_BY(mu) = nullptr;   // where the sweep starts
   Node* idle_tail PATHLOCK_GUARDED_BY(mu) = nullptr;
   // Gate records, recycled, never freed while the lock lives (a thread's
   // gate cache may still name one): one per entry, plus those free.
@@ -95,7 +101,7 @@ struct alignas(64) BasicPathLock<P>::Shard {
   Node* find_or_create(std::string_view key, std::uint64_t hash, std::size_t max_idle, Retire&& retire)
       PATHLOCK_REQUIRES(mu) {
     if (Node* found = find(key, hash)) {
-      if (found->idle) unlist_idle(found);
+      if (found->idle) take_from_idle(found);
       return found;
     }
     // Whatever can throw comes first (strong guarantee): a new node, its key
@@ -105,7 +111,8 @@ struct alignas(64) BasicPathLock<P>::Shard {
     Node* n = idle_count >= max_idle ? take_victim(retire) : nullptr;
     if (n != nullptr) {
       n->key.reserve(key.size());
-      unlist_idle(n);
+      take_from_idle(n);
+      unlist(n);
       unlink(n);
     } else {
       auto fresh = std::make_unique<Node>();
@@ -125,58 +132,86 @@ struct alignas(64) BasicPathLock<P>::Shard {
     return n;
   }
 
-  // Called when `node`'s queue has become idle: lists it as the most recently
-  // idle, then deletes the least recently idle nodes beyond `max_idle`.
+  // Called when `node`'s queue has become idle: flags it idle (listed at the
+  // back if it is not listed), then deletes the entries the sweep picks
+  // while more than `max_idle` are idle.
   template <typename Retire>
   void became_idle(Node* node, std::size_t max_idle, Retire&& retire) PATHLOCK_REQUIRES(mu) {
-    list_idle(node);
+    node->idle = true;
+    ++idle_count;
+    if (!node->listed) list(node);
     while (idle_count > max_idle) {
       Node* victim = take_victim(retire);
       if (victim == nullptr) break;  // none left idle: each was held fast, and is active now
-      unlist_idle(victim);
+      take_from_idle(victim);
+      unlist(victim);
       unlink(victim);
       free_gate(victim->gate);
       delete victim;
     }
   }
 
-  // The least recently idle entry that `retire` lets go (kRetired), still
-  // listed. One it keeps (kKept: used fast since the last sweep) moves to
-  // the back, a second chance (CLOCK); one it finds held fast now
+  // An idle entry taken again (or evicted): no longer idle. It stays listed,
+  // so no other entry's links are written on the way.
+  void take_from_idle(Node* node) PATHLOCK_REQUIRES(mu) {
+    node->idle = false;
+    node->referenced = true;
+    --idle_count;
+  }
+
+  // The idle entry the CLOCK sweep picks, one that `retire` lets go
+  // (kRetired), still listed. From the front of the list: an entry in use
+  // leaves the list; one taken again since it was listed, or one `retire`
+  // keeps (kKept: used fast since the last sweep), moves to the back with
+  // its mark cleared, a second chance; one `retire` finds held fast now
   // (kMadeActive: its fast holders became pseudo holds) leaves the list. A
   // second sweep gives no second chance. nullptr if none is left to take.
   template <typename Retire>
   Node* take_victim(Retire&& retire) PATHLOCK_REQUIRES(mu) {
     for (const GateSweep sweep : {GateSweep::kSecondChance, GateSweep::kUnlessHeld}) {
-      for (std::size_t tries = idle_count; tries > 0 && idle_head != nullptr; --tries) {
+      for (std::size_t tries = listed_count; tries > 0 && idle_head != nullptr; --tries) {
         Node* c = idle_head;
+        if (!c->idle) {
+          unlist(c);
+          continue;
+        }
+        if (c->referenced && sweep == GateSweep::kSecondChance) {
+          c->referenced = false;
+          unlist(c);
+          list(c);
+          continue;
+        }
         switch (retire(c, sweep)) {
           case GateRetire::kRetired: return c;
           case GateRetire::kKept:
-            unlist_idle(c);
-            list_idle(c);
+            unlist(c);
+            list(c);
             break;
-          case GateRetire::kMadeActive: unlist_idle(c); break;
+          case GateRetire::kMadeActive:
+            take_from_idle(c);
+            unlist(c);
+            break;
         }
       }
     }
     return nullptr;
   }
 
-  void list_idle(Node* node) PATHLOCK_REQUIRES(mu) {
-    node->idle = true;
+  void list(Node* node) PATHLOCK_REQUIRES(mu) {
+    node->listed = true;
+    node->referenced = false;
     node->idle_prev = idle_tail;
     node->idle_next = nullptr;
     (idle_tail != nullptr ? idle_tail->idle_next : idle_head) = node;
     idle_tail = node;
-    ++idle_count;
+    ++listed_count;
   }
 
-  void unlist_idle(Node* node) PATHLOCK_REQUIRES(mu) {
+  void unlist(Node* node) PATHLOCK_REQUIRES(mu) {
     (node->idle_prev != nullptr ? node->idle_prev->idle_next : idle_head) = node->idle_next;
     (node->idle_next != nullptr ? node->idle_next->idle_prev : idle_tail) = node->idle_prev;
-    node->idle = false;
-    --idle_count;
+    node->listed = false;
+    --listed_count;
   }
 
   void unlink(Node* node) PATHLOCK_REQUIRES(mu) {
@@ -221,10 +256,11 @@ std::size_t BasicPathLock<P>::sum_over_shards(F count) const {
 
 template <typename P>
 std::size_t BasicPathLock<P>::active_locks() const {
-  // An idle-listed entry that is held fast (GATES) is active too.
+  // An idle entry that is held fast (GATES) is active too.
   return sum_over_shards([this](const Shard& s) PATHLOCK_NO_THREAD_SAFETY_ANALYSIS {
     std::size_t n = s.entries - s.idle_count;
     for (const Node* node = s.idle_head; node != nullptr; node = node->idle_next) {
+      if (!node->idle) continue;
       const auto fast = gates_->count(node->gate);
       if (std::any_of(fast.begin(), fast.end(), [](std::uint32_t c) { return c != 0; })) ++n;
     }
