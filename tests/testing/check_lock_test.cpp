@@ -87,6 +87,9 @@ TEST(CheckLock, CatchesASchemeWhoseRequestWaitsForItselfWithAHang) {
       << result.report();
 }
 
+// On real threads the scenario replays, its interleaving may not (as the
+// report says): a replay shows the failure in most tries (under
+// ThreadSanitizer about 5 in 6), so the test allows a few.
 TEST(CheckLock, AFailureReplaysFromItsReport) {
   const auto found = check_lock([] { return PathLockAdapter(builtin("path-rwa")); }, seeded(8));
   ASSERT_FALSE(found.passed());
@@ -94,9 +97,15 @@ TEST(CheckLock, AFailureReplaysFromItsReport) {
   replay.seed = found.replay_seed;
   replay.runs_per_scenario = found.replay_runs;
   replay.hang_timeout = found.hang_timeout;
-  const auto again = check_scenario([] { return PathLockAdapter(builtin("path-rwa")); }, found.scenario, replay,
-                                    found.pauses);
-  EXPECT_EQ(again.verdict, Verdict::kSafetyViolation) << again.report();
+  constexpr int kTries = 5;
+  std::string last;
+  for (int i = 0; i < kTries; ++i) {
+    const auto again = check_scenario([] { return PathLockAdapter(builtin("path-rwa")); }, found.scenario, replay,
+                                      found.pauses);
+    if (again.verdict == Verdict::kSafetyViolation) return;
+    last = again.report();
+  }
+  ADD_FAILURE() << "no replay of " << kTries << " showed the safety violation; the last:\n" << last;
 }
 
 TEST(CheckLock, RefusesOptionsOutsideTheirLimitsNamingThem) {
