@@ -41,18 +41,24 @@ class OneMutex {
   std::mutex mu_;
 };
 
+// Spins until `done()`, yielding now and then so that an oversubscribed
+// machine still makes progress.
+template <typename Done>
+void spin_until(Done done) {
+  for (std::uint32_t spins = 0; !done(); ++spins) {
+    if ((spins & 1023U) == 1023U) std::this_thread::yield(); else impl::cpu_relax();
+  }
+}
+
 // Every request on one FIFO ticket lock: the cheapest handoff a FIFO lock
 // can make (the releaser's one store, seen by the next ticket's spinner).
 // Its conflicting rate at T threads is the floor's yardstick for PathLock's
-// FIFO handoff. Spins, yielding now and then so an oversubscribed machine
-// still makes progress.
+// FIFO handoff.
 class TicketLock {
  public:
   void acquire(const Operation&) {
     const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed);
-    for (std::uint32_t spins = 0; serving_.load(std::memory_order_acquire) != ticket; ++spins) {
-      if ((spins & 1023U) == 1023U) std::this_thread::yield(); else impl::cpu_relax();
-    }
+    spin_until([&] { return serving_.load(std::memory_order_acquire) == ticket; });
   }
   void release(const Operation&) {
     serving_.store(serving_.load(std::memory_order_relaxed) + 1, std::memory_order_release);

@@ -141,9 +141,7 @@ void core_to_core_case(benchmark::State& state) {
   constexpr int kRoundTrips = 50000;
   constexpr int kRounds = 5;
   const auto wait_for = [](const std::atomic<int>& ball, int value) {
-    for (std::uint32_t spins = 0; ball.load(std::memory_order_acquire) != value; ++spins) {
-      if ((spins & 1023U) == 1023U) std::this_thread::yield(); else pathlock::impl::cpu_relax();
-    }
+    pathlock::bench::spin_until([&] { return ball.load(std::memory_order_acquire) == value; });
   };
   std::vector<double> one_way_ns;
   for (auto _ : state) {

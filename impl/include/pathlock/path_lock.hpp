@@ -440,13 +440,12 @@ class BasicPathLock {
   // nullptr to skip).
   template <typename RecordAt>
   void drain_closed_gates(std::size_t n, RecordAt&& record_at) noexcept;
-  // Whether a slow step in a gate mode has this thread remember the entry's
-  // gate: a folder's step at once (every request below it passes through);
-  // a target's only where this thread's cache entry for it is free or
-  // already its own, or the target asks for it twice in a row (a hot leaf).
-  // A leaf taken once among thousands would push a hot folder out.
-  enum class GateCacheAdmission : std::uint8_t { kAtOnce, kOnSecondAsk };
-  bool admit_to_gate_cache(std::uint64_t hash, GateCacheAdmission admission) noexcept;
+  // Whether a target's slow step (its gate open already) may take this
+  // thread's gate cache entry: yes where the entry is free or already its
+  // own, or where the target asks for it twice in a row (a hot leaf); a
+  // folder's step always may. A leaf taken once among thousands would push
+  // a hot folder out.
+  bool admit_target_to_gate_cache(std::uint64_t hash) noexcept;
   // Under the entry's shard lock, where a thread learns an entry's gate.
   void remember_gate(std::string_view key, std::uint64_t hash, const Node* node) noexcept;
   enum class GateCacheUse : std::uint8_t { kLookOnly, kMakeIfMissing };

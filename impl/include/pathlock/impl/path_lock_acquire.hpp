@@ -117,14 +117,9 @@ typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::St
       if (gate_mode) {
         maybe_open_gate(node, step.mode);
         // The next acquire here may take the fast path: a folder's at once,
-        // a target's if its gate was open already and GateCacheAdmission
-        // lets it in.
-        const auto admission = ((gates_->ancestor_modes >> step.mode.index) & 1U) != 0
-                                   ? GateCacheAdmission::kAtOnce
-                                   : GateCacheAdmission::kOnSecondAsk;
-        if ((admission == GateCacheAdmission::kAtOnce || admitted != 0) && admit_to_gate_cache(hash, admission)) {
-          remember_gate(step.lock, hash, node);
-        }
+        // a target's if its gate was open already and the cache lets it in.
+        const bool folder = ((gates_->ancestor_modes >> step.mode.index) & 1U) != 0;
+        if (folder || (admitted != 0 && admit_target_to_gate_cache(hash))) remember_gate(step.lock, hash, node);
       }
       return StepResult::kGranted;
     }

@@ -152,7 +152,7 @@ struct BasicPathLock<P>::GateCacheEntry {
   GateRecord* record = nullptr;
   std::uint64_t generation = 0;
   std::uint32_t length = 0;
-  // The hash of the last target refused this entry (GateCacheAdmission::kOnSecondAsk).
+  // The hash of the last target refused this entry (admit_target_to_gate_cache).
   std::uint64_t refused = 0;
   char key[Gates::kCachedKeyBytes];
 };
@@ -180,8 +180,7 @@ typename BasicPathLock<P>::GateCacheEntry* BasicPathLock<P>::gate_cache(GateCach
 }
 
 template <typename P>
-bool BasicPathLock<P>::admit_to_gate_cache(std::uint64_t hash, GateCacheAdmission admission) noexcept {
-  if (admission == GateCacheAdmission::kAtOnce) return true;
+bool BasicPathLock<P>::admit_target_to_gate_cache(std::uint64_t hash) noexcept {
   GateCacheEntry* cache = gate_cache(GateCacheUse::kMakeIfMissing);
   if (cache == nullptr) return false;
   GateCacheEntry& e = cache[impl::gate_cache_index(hash)];
