@@ -1,9 +1,13 @@
 // pathlock::testing::check_lock on real targets: PathLock passes with every
 // sound scheme; the broken schemes the project ships and the naive per-path
 // table fail, each within 30 s, with a minimal scenario and a replay line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <algorithm>
+#include <cmath>
+#include <utility>
 #include <stdexcept>
 #include <string>
 
@@ -88,11 +92,18 @@ TEST(CheckLock, CatchesASchemeWhoseRequestWaitsForItselfWithAHang) {
 }
 
 // On real threads the scenario replays, its interleaving may not (as the
-// report says): a replay shows the failure in most tries (under
-// ThreadSanitizer about 5 in 6), so the test allows a few.
+// report says): the report's run count is measured to show the failure in
+// ~99% of replays, so the test allows a few.
 TEST(CheckLock, AFailureReplaysFromItsReport) {
   const auto found = check_lock([] { return PathLockAdapter(builtin("path-rwa")); }, seeded(8));
   ASSERT_FALSE(found.passed());
+  EXPECT_GT(found.measured_runs, 0) << found.report();
+  EXPECT_EQ(found.replay_runs, detail::replay_runs_for(std::max(found.measured_failures, 1), found.measured_runs,
+                                                       detail::shrink_runs(CheckOptions{})))
+      << found.report();
+  EXPECT_NE(found.report().find(fmt::format("showed in {} of {} run(s)", found.measured_failures, found.measured_runs)),
+            std::string::npos)
+      << found.report();
   CheckOptions replay;
   replay.seed = found.replay_seed;
   replay.runs_per_scenario = found.replay_runs;
@@ -106,6 +117,25 @@ TEST(CheckLock, AFailureReplaysFromItsReport) {
     last = again.report();
   }
   ADD_FAILURE() << "no replay of " << kTries << " showed the safety violation; the last:\n" << last;
+}
+
+// A failure seen in f of r runs shows in a replay of n runs with probability
+// 1 - (1 - f/r)^n: the replay's n is the least that makes it 99%, within the
+// run limits.
+TEST(CheckLock, AReplayRunsEnoughTimesForTheMeasuredFailureRate) {
+  using detail::replay_runs_for;
+  EXPECT_EQ(replay_runs_for(3, 3, 100), 100);        // fails every run: the floor
+  EXPECT_EQ(replay_runs_for(1, 100, 100), 459);      // the least n with 0.99^n <= 0.01
+  EXPECT_EQ(replay_runs_for(3, 1000, 100), 1533);    // the least n with 0.997^n <= 0.01
+  EXPECT_EQ(replay_runs_for(1, 90'000, 100), 100'000);  // capped at runs_per_scenario's limit
+  EXPECT_EQ(replay_runs_for(0, 100, 100), 100'000);  // never seen: as many as allowed
+  for (const auto& [failures, runs] : {std::pair{1, 7}, std::pair{2, 300}, std::pair{3, 41}, std::pair{1, 5000}}) {
+    const int n = replay_runs_for(failures, runs, 1);
+    const double miss = std::pow(1.0 - static_cast<double>(failures) / runs, n);
+    EXPECT_LE(miss, 0.01) << failures << " of " << runs << ": " << n << " runs";
+    const double miss_one_fewer = std::pow(1.0 - static_cast<double>(failures) / runs, n - 1);
+    EXPECT_GT(miss_one_fewer, 0.01) << failures << " of " << runs << ": " << n << " runs is more than needed";
+  }
 }
 
 TEST(CheckLock, RefusesOptionsOutsideTheirLimitsNamingThem) {

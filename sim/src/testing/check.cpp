@@ -89,6 +89,10 @@ std::string CheckResult::report() const {
   text += fmt::format("  schedule: real threads{} (the scenario replays; the interleaving may not)\n",
                       pauses == Pauses::kNone ? ", no pauses needed" : ", seeded pauses");
   text += fmt::format("  found after {}; {} shrink step(s)\n", searched, shrink_steps);
+  if (measured_runs > 0) {
+    text += fmt::format("  the minimal failure showed in {} of {} run(s): a replay of {} run(s) shows it in ~99% of tries\n",
+                        measured_failures, measured_runs, replay_runs);
+  }
   text += fmt::format("seed {}\n", seed);
   text += fmt::format(
       "replay: pathlock::testing::check_scenario(make_lock, pathlock::testing::Scenario::parse(\"{}\"), options, "

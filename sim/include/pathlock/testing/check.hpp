@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -53,7 +54,9 @@ struct CheckResult {
   Completeness completeness = Completeness::kComplete;
   std::uint64_t seed = 0;         // repeats the whole search (CheckOptions.seed)
   std::uint64_t replay_seed = 0;  // the failing scenario's runs (check_scenario's CheckOptions.seed)
-  int replay_runs = 0;            // runs that showed the minimal failure (its runs_per_scenario)
+  int replay_runs = 0;            // runs that replay the minimal failure in ~99% of tries (its runs_per_scenario)
+  int measured_failures = 0;      // how often the minimal failure showed when its rate was measured:
+  int measured_runs = 0;          //   measured_failures of measured_runs runs
   std::chrono::milliseconds hang_timeout{0};
   Scenario scenario;       // the minimal failing one (empty when passed)
   Pauses pauses = Pauses::kSeeded;
@@ -107,6 +110,19 @@ std::vector<Scenario> smaller_scenarios(const Scenario& scenario);
 // Runs a shrink candidate gets: several times the search's, since a smaller
 // scenario on real threads may need more runs to show the same failure.
 inline int shrink_runs(const CheckOptions& options) { return std::min(options.runs_per_scenario * 5, 100'000); }
+
+// Runs a replay needs to show a failure seen in `failures` of `runs` runs with
+// probability >= 99%: the least n with (1 - p)^n <= 0.01 for p = failures /
+// runs, at least `floor`, at most runs_per_scenario's limit. On real threads
+// the rate is all a replay can promise.
+inline int replay_runs_for(int failures, int runs, int floor) {
+  constexpr int kMaxRuns = 100'000;
+  if (failures <= 0 || runs <= 0) return kMaxRuns;
+  if (failures >= runs) return std::clamp(1, floor, kMaxRuns);
+  const double p = static_cast<double>(failures) / static_cast<double>(runs);
+  const double needed = std::ceil(std::log(0.01) / std::log1p(-p));
+  return static_cast<int>(std::clamp(needed, static_cast<double>(floor), static_cast<double>(kMaxRuns)));
+}
 
 // Replaces `scenario` by a smaller one that `still_fails` (which keeps the
 // candidate's outcome when it returns true) until none is, or `steps`
@@ -170,6 +186,29 @@ void shrink(ScenarioRunner<F>& runner, rc::Shrinkable<Scenario> failing, std::ui
   }
 }
 
+// How often the minimal failure shows: runs of it until it failed the same way
+// kFailuresToMeasure times (once for a hang, which leaks its threads and costs
+// the hang timeout) or ten times the shrink's runs ran (a rare failure gets a
+// long replay rather than a guess); sets the replay's run count from the rate.
+template <typename F>
+void measure_replay(ScenarioRunner<F>& runner, std::uint64_t seed) {
+  constexpr int kFailuresToMeasure = 3;
+  const int floor = shrink_runs(runner.options);
+  const int runs = std::min(floor * 10, 100'000);
+  CheckResult& result = runner.result;
+  const int wanted = result.verdict == Verdict::kHang ? 1 : kFailuresToMeasure;
+  int failures = 0;
+  int done = 0;
+  while (done < runs && failures < wanted) {
+    const auto outcome = runner.fails(result.scenario, seed + static_cast<std::uint64_t>(done), result.pauses, 1);
+    ++done;
+    failures += outcome && outcome->verdict == result.verdict;
+  }
+  result.measured_failures = failures;
+  result.measured_runs = done;
+  result.replay_runs = replay_runs_for(std::max(failures, 1), done, floor);
+}
+
 }  // namespace detail
 
 // Tests the lock that `make_lock()` returns (a fresh one per run; any type
@@ -200,7 +239,7 @@ CheckResult check_lock(F make_lock, CheckOptions options = {}) {
       result.outcome = std::move(*outcome);
       detail::shrink(runner, std::move(drawn), scenario_seed);
       result.replay_seed = scenario_seed;
-      result.replay_runs = detail::shrink_runs(options);
+      detail::measure_replay(runner, scenario_seed);
       break;
     }
   }
