@@ -1,63 +1,47 @@
 // What a thread's gate cache keeps (path_lock.hpp: GATES): a folder's gate
 // at once; a target's only when its gate was open already and the cache
-// entry is free or the target asks for it twice in a row. Seen through the
-// lock's own events: a step the cache knows is asked for fast (kAsked).
+// entry is free or the target asks for it twice in a row. The cache is the
+// level before the lock-wide gate index; these tests pick targets whose
+// index slot the root's open gate holds, so that the index never finds
+// them and every step of theirs asks the cache.
 
 #include <gtest/gtest.h>
 
-#include <map>
-#include <mutex>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <thread>
 
 #include "pathlock/impl/path_hash.hpp"
-#include "pathlock/impl/path_lock_definitions.hpp"
 #include "pathlock/path_lock.hpp"
-
-// Named, not anonymous: the lock is explicitly instantiated on this
-// platform below, which needs its members to have external linkage.
-namespace pathlock::gate_cache_test {
-
-// Fast asks per path, over this test binary's locks on ObservingPlatform.
-struct Asks {
-  std::mutex mu;
-  std::map<std::string, int, std::less<>> by_path;
-  int of(std::string_view path) {
-    std::lock_guard<std::mutex> hold(mu);
-    const auto it = by_path.find(path);
-    return it == by_path.end() ? 0 : it->second;
-  }
-};
-Asks g_asks;
-
-struct ObservingPlatform : impl::StdPlatform {
-  static void observe(impl::LockEvent event, std::string_view lock, impl::TaskId, impl::ModeId) noexcept {
-    if (event != impl::LockEvent::kAsked) return;
-    std::lock_guard<std::mutex> hold(g_asks.mu);
-    ++g_asks.by_path[std::string(lock)];
-  }
-};
-
-}  // namespace pathlock::gate_cache_test
-
-template class pathlock::BasicPathLock<pathlock::gate_cache_test::ObservingPlatform>;
+#include "support/path_lock_test_peer.hpp"
 
 namespace pathlock {
 namespace {
 
-using gate_cache_test::g_asks;
-using Lock = BasicPathLock<gate_cache_test::ObservingPlatform>;
+using impl::PathLockTestPeer;
 
 model::Path P(std::string_view text) { return model::Path::parse(text); }
 
-// A top-level path, not under /f, that lands on the same entry of a
-// thread's gate cache as /f.
-std::string same_entry_as(std::string_view folder) {
-  const std::size_t target = impl::gate_cache_index(impl::path_hash(folder));
+// One shard of 64 idle entries: an index of 128 slots.
+PathLockOptions small_index() { return PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 64}; }
+
+bool same_index_slot(const PathLock& lock, std::string_view a, std::string_view b) {
+  return PathLockTestPeer::index_slot(lock, a) == PathLockTestPeer::index_slot(lock, b);
+}
+
+// A top-level path whose index slot is the root's, and whose gate cache
+// entry is `folder`'s (kSameCacheEntry) or not the root's (kFreeCacheEntry).
+enum class CacheEntry : std::uint8_t { kSameCacheEntry, kFreeCacheEntry };
+std::string target_for(const PathLock& lock, std::string_view folder, CacheEntry entry) {
+  const auto cache_index = [](std::string_view p) { return impl::gate_cache_index(impl::path_hash(p)); };
   for (int i = 0;; ++i) {
-    std::string candidate = "/c" + std::to_string(i);
-    if (impl::gate_cache_index(impl::path_hash(candidate)) == target) return candidate;
+    std::string candidate = "/leaf" + std::to_string(i);
+    if (!same_index_slot(lock, candidate, "/")) continue;
+    const bool same = cache_index(candidate) == cache_index(folder);
+    if (entry == CacheEntry::kSameCacheEntry ? same : (!same && cache_index(candidate) != cache_index("/"))) {
+      return candidate;
+    }
   }
 }
 
@@ -69,43 +53,51 @@ void on_fresh_thread(Body body) {
 }
 
 TEST(GateCache, ALeafReadOnceAmongManyLeavesTheFolderCached) {
-  Lock lock(impl::path_rwa_joined_scheme());
-  const std::string leaf = same_entry_as("/f");
+  PathLock lock(impl::path_rwa_joined_scheme(), small_index());
+  const std::string leaf = target_for(lock, "/f", CacheEntry::kSameCacheEntry);
   on_fresh_thread([&] {
     (void)lock.read(P("/f/x"));  // /f: a folder, remembered at once
-    (void)lock.read(P(leaf));    // opens the leaf's gate
-    (void)lock.read(P(leaf));    // its gate open: a candidate, refused once
-    const int before = g_asks.of("/f");
-    (void)lock.read(P("/f/y"));
-    EXPECT_EQ(g_asks.of("/f"), before + 1) << "the folder /f is still in the cache, not " << leaf;
+    EXPECT_TRUE(PathLockTestPeer::gate_cached(lock, "/f"));
+    (void)lock.read(P(leaf));  // opens the leaf's gate
+    (void)lock.read(P(leaf));  // its gate open: a candidate, refused once
+    EXPECT_TRUE(PathLockTestPeer::gate_cached(lock, "/f")) << "the folder /f is still in the cache, not " << leaf;
+    EXPECT_FALSE(PathLockTestPeer::gate_cached(lock, leaf));
   });
 }
 
 TEST(GateCache, ALeafAskedForTwiceInARowIsRemembered) {
-  Lock lock(impl::path_rwa_joined_scheme());
-  const std::string leaf = same_entry_as("/f");
+  PathLock lock(impl::path_rwa_joined_scheme(), small_index());
+  const std::string leaf = target_for(lock, "/f", CacheEntry::kSameCacheEntry);
   on_fresh_thread([&] {
     (void)lock.read(P("/f/x"));
     (void)lock.read(P(leaf));  // opens the leaf's gate
     (void)lock.read(P(leaf));  // refused once
     (void)lock.read(P(leaf));  // asked again: remembered in /f's place
-    const int before = g_asks.of(leaf);
-    (void)lock.read(P(leaf));
-    EXPECT_EQ(g_asks.of(leaf), before + 1) << leaf << " is read fast";
-    const int folder_before = g_asks.of("/f");
-    (void)lock.read(P("/f/y"));
-    EXPECT_EQ(g_asks.of("/f"), folder_before) << "/f gave its entry to the hot leaf";
+    EXPECT_TRUE(PathLockTestPeer::gate_cached(lock, leaf)) << leaf << " is read fast";
+    EXPECT_FALSE(PathLockTestPeer::gate_cached(lock, "/f")) << "/f gave its entry to the hot leaf";
   });
 }
 
 TEST(GateCache, ALeafInAFreeEntryIsRememberedOnceItsGateIsOpen) {
-  Lock lock(impl::path_rwa_joined_scheme());
+  PathLock lock(impl::path_rwa_joined_scheme(), small_index());
+  const std::string hot = target_for(lock, "/", CacheEntry::kFreeCacheEntry);
   on_fresh_thread([&] {
-    (void)lock.read(P("/hot"));  // opens its gate
-    (void)lock.read(P("/hot"));  // the gate open, the entry free: remembered
-    const int before = g_asks.of("/hot");
-    (void)lock.read(P("/hot"));
-    EXPECT_EQ(g_asks.of("/hot"), before + 1);
+    (void)lock.read(P(hot));  // opens its gate
+    EXPECT_FALSE(PathLockTestPeer::gate_cached(lock, hot)) << "its gate was closed when it was taken";
+    (void)lock.read(P(hot));  // the gate open, the entry free: remembered
+    EXPECT_TRUE(PathLockTestPeer::gate_cached(lock, hot));
+  });
+}
+
+// A folder's gate found through the index joins the thread's cache.
+TEST(GateCache, AFolderFoundThroughTheIndexIsRemembered) {
+  PathLock lock(impl::path_rwa_joined_scheme(), small_index());
+  ASSERT_FALSE(same_index_slot(lock, "/f", "/"));
+  (void)lock.read(P("/f/x"));  // this thread opens the gates of / and /f
+  on_fresh_thread([&] {
+    EXPECT_FALSE(PathLockTestPeer::gate_cached(lock, "/f"));
+    (void)lock.read(P("/f/y"));
+    EXPECT_TRUE(PathLockTestPeer::gate_cached(lock, "/f"));
   });
 }
 

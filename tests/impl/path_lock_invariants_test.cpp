@@ -15,74 +15,9 @@
 #include "pathlock/impl/path_lock_definitions.hpp"
 #include "pathlock/path_lock.hpp"
 #include "support/path_lock_support.hpp"
+#include "support/path_lock_test_peer.hpp"
 #include "support/watchdog.hpp"
 
-namespace pathlock::impl {
-
-// The test-only door into a PathLock's internals (a friend of the lock).
-struct PathLockTestPeer {
-  using Lock = PathLock;
-
-  static void add_to_idle_count(Lock& lock, std::string_view path, long delta) {
-    auto& shard = lock.shard_for(path_hash(path));
-    Lock::SpinLockHolder hold(shard.mu);
-    shard.idle_count = static_cast<std::size_t>(static_cast<long>(shard.idle_count) + delta);
-  }
-  // A sleeper record for a task that waits nowhere (push), or its removal (pop).
-  enum class Record { kPush, kPop };
-  static void phantom_sleeper(Lock& lock, std::string_view path, Record record) {
-    auto& shard = lock.shard_for(path_hash(path));
-    Lock::SpinLockHolder hold(shard.mu);
-    auto& sleepers = shard.find(path, path_hash(path))->sleepers;
-    if (record == Record::kPush) {
-      sleepers.emplace_back(Lock::kFirstTaskId + 12345, nullptr);
-    } else {
-      sleepers.pop_back();
-    }
-  }
-  static void flip_idle_flag(Lock& lock, std::string_view path) {
-    auto& shard = lock.shard_for(path_hash(path));
-    Lock::SpinLockHolder hold(shard.mu);
-    Lock::Node* node = shard.find(path, path_hash(path));
-    node->idle = !node->idle;
-  }
-  static void flip_listed_flag(Lock& lock, std::string_view path) {
-    auto& shard = lock.shard_for(path_hash(path));
-    Lock::SpinLockHolder hold(shard.mu);
-    Lock::Node* node = shard.find(path, path_hash(path));
-    node->listed = !node->listed;
-  }
-  static Lock::Node* node(const Lock& lock, std::string_view path) {
-    auto& shard = lock.shard_for(path_hash(path));
-    Lock::SpinLockHolder hold(shard.mu);
-    return shard.find(path, path_hash(path));
-  }
-  static bool gate_closed(const Lock& lock, std::string_view path) {
-    const Lock::Node* n = node(lock, path);
-    return n == nullptr || Lock::Gates::admitted(n->gate->word.load()) == 0;
-  }
-  static bool has_gates(const Lock& lock) { return !lock.gates_->sets.empty(); }
-  static std::uint32_t pseudo_held(const Lock& lock, std::string_view path) {
-    auto& shard = lock.shard_for(path_hash(path));
-    Lock::SpinLockHolder hold(shard.mu);
-    const Lock::Node* n = shard.find(path, path_hash(path));
-    return n == nullptr ? 0 : n->pseudo_held;
-  }
-  // A fast hold nobody took: this thread's last slot names the entry's gate
-  // in `mode` (set), or is cleared (clear).
-  enum class Slot { kSet, kClear };
-  static void phantom_fast_hold(Lock& lock, std::string_view path, ModeId mode, Slot what) {
-    auto& gates = *lock.gates_;
-    const std::size_t b = StdPlatform::thread_slot() % Lock::Gates::kBlocks;
-    std::size_t seen = gates.blocks_in_use.load();
-    while (seen <= b && !gates.blocks_in_use.compare_exchange_weak(seen, b + 1)) {
-    }
-    auto& slot = gates.blocks[b].slots.back();
-    slot.store(what == Slot::kSet ? Lock::Gates::slot_value(node(lock, path)->gate, mode) : 0);
-  }
-};
-
-}  // namespace pathlock::impl
 
 namespace pathlock {
 namespace {
@@ -160,6 +95,16 @@ TEST_F(PathLockCorrupted, AnIdleCountThatDisagreesWithTheIdleList) {
   EXPECT_NE(lock_.check_invariants().find("idle_count is 4 but 3 nodes are flagged idle"), std::string::npos)
       << lock_.check_invariants();
   PathLockTestPeer::add_to_idle_count(lock_, "/a", -1);
+  EXPECT_EQ(lock_.check_invariants(), "");
+}
+
+TEST_F(PathLockCorrupted, AGateRecordWhoseCopyOfThePathIsAnotherPath) {
+  lock_.write(P("/a/b")).release();
+  PathLockTestPeer::overwrite_record_key(lock_, "/a", "/z");
+  EXPECT_NE(lock_.check_invariants().find("entry /a: its gate record's copy of the path (for the index) is not its path"),
+            std::string::npos)
+      << lock_.check_invariants();
+  PathLockTestPeer::overwrite_record_key(lock_, "/a", "/a");
   EXPECT_EQ(lock_.check_invariants(), "");
 }
 

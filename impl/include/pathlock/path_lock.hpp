@@ -103,10 +103,12 @@
 //   total entries  <= active locks + shards * max_idle_locks_per_shard
 //
 // An entry held only fast (GATES) is active: eviction never takes it (its
-// holders become pseudo holds first). Each entry has a gate record of 64
-// bytes, which outlives it: records are recycled within their shard, never
-// freed while the lock lives (a thread's gate cache may still name one), so
-// they number the most entries the shard ever had at once.
+// holders become pseudo holds first). Each entry has a gate record of 192
+// bytes (its word's line, then a copy of its path for the index), which
+// outlives it: records are recycled within their shard, never freed while
+// the lock lives (a thread's gate cache or the index may still name one),
+// so they number the most entries the shard ever had at once. The gate
+// index takes 16 bytes per idle entry the bound allows (at most 8 MiB).
 //
 // Eviction cannot race a waiter: finding an entry (which flags it in use)
 // and queueing on it happen in one critical section of its shard, and only
@@ -145,8 +147,16 @@
 // record, generation), filled when it takes the entry slowly (a folder at
 // once; a target only when its gate was open already and the cache entry is
 // free or it asks for it twice in a row, so that leaves read once among
-// thousands never push the folders out); a miss, a closed gate or a mode
-// the gate does not admit takes the slow path.
+// thousands never push the folders out), then through the lock-wide index
+// (hash -> the record whose gate opened last for that slot, two slots per
+// entry the table may keep idle): a thread takes fast a gate that another
+// thread opened, though it never took the path itself (a folder found so
+// joins its cache). A record keeps a copy of its path, rewritten only
+// between two of its generations, so a lookup that reads an open word, the
+// path, then the same generation again has found the path's gate (a
+// seqlock on the generation); a colliding or stale slot only misses. A
+// miss, a closed gate or a mode the gate does not admit takes the slow
+// path.
 //
 // A slow step in an admitted-capable mode opens the entry's gate when its
 // queue queues nobody and holds only modes of one gate set. A step in a
@@ -357,6 +367,7 @@ class BasicPathLock {
   struct Shard;
   struct Waiter;
   class WaiterSlot;
+  struct IndexedKey;
   struct GateRecord;
   struct Gates;
   struct GateCacheEntry;
@@ -431,6 +442,16 @@ class BasicPathLock {
   // Sets a slot for `key` in `mode` (not yet a hold), if this thread's gate
   // cache knows the entry's gate, it admits the mode and a slot is free.
   bool ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task, FastAsk& ask) noexcept;
+  // The gate of `key` through the lock-wide index, if the record there
+  // holds `key` in the generation read and its gate admits `mode` (not yet
+  // a hold: ask_fast publishes a slot, settle_fast re-reads the word).
+  bool find_indexed_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode, FastAsk& ask) noexcept;
+  // REQUIRES: node->shard->mu held. index_gate: the entry's gate just opened;
+  // its record takes the index slot of its path unless another path's open
+  // gate has it. unindex_gate: its record retired; the slot is cleared if
+  // it names the record.
+  void index_gate(const Node* node) noexcept;
+  void unindex_gate(const Node* node) noexcept;
   static bool admits(const FastAsk& ask, std::uint64_t word) noexcept;
   // Fences, then grants the longest prefix of `asked` whose gates still
   // admit it and withdraws the rest; returns how many were granted.
@@ -446,8 +467,9 @@ class BasicPathLock {
   // folder's step always may. A leaf taken once among thousands would push
   // a hot folder out.
   bool admit_target_to_gate_cache(std::uint64_t hash) noexcept;
-  // Under the entry's shard lock, where a thread learns an entry's gate.
-  void remember_gate(std::string_view key, std::uint64_t hash, const Node* node) noexcept;
+  // Where a thread learns an entry's gate: its slow step (under the shard
+  // lock), or a folder's gate found through the index.
+  void remember_gate(std::string_view key, std::uint64_t hash, GateRecord* record, std::uint64_t generation) noexcept;
   enum class GateCacheUse : std::uint8_t { kLookOnly, kMakeIfMissing };
   static GateCacheEntry* gate_cache(GateCacheUse use) noexcept;
   // REQUIRES: node->shard->mu held. Closes the entry's gate, turning its

@@ -29,6 +29,22 @@ Path gate_cache_collider(std::string_view path) {
   }
 }
 
+// The first of /d0, /d1, ... whose lock lands on the same slot of the
+// lock's gate index as `path`'s, for every index check-lock's options make
+// (2 or 4 slots), and on another entry of a thread's gate cache.
+Path gate_index_collider(std::string_view path) {
+  constexpr std::size_t kSlots = 4;
+  const std::uint64_t hash = impl::path_hash(path);
+  for (std::size_t k = 0;; ++k) {
+    const std::string candidate = fmt::format("/d{}", k);
+    const std::uint64_t h = impl::path_hash(candidate);
+    if (impl::gate_index_slot(h, kSlots) == impl::gate_index_slot(hash, kSlots) &&
+        impl::gate_cache_index(h) != impl::gate_cache_index(hash)) {
+      return Path::parse(candidate);
+    }
+  }
+}
+
 LockCall call(Operation op, WaitStyle style = WaitStyle::kBlocking,
               AfterGrant after = AfterGrant::kReleaseBeforeNext) {
   return {std::move(op), style, after};
@@ -238,6 +254,15 @@ std::vector<LockProgram> builtin_programs() {
                  call(read(gate_cache_collider("/a").child("z")), WaitStyle::kBlocking, hold)}},
                {{call(read(p("/a/x")), WaitStyle::kBlocking, hold),
                  call(write(gate_cache_collider("/a")), WaitStyle::kBlocking, hold),
+                 call(write(p("/w")), WaitStyle::kTimed)}}}),
+      // /a and a sibling that shares its slot of the lock's gate index:
+      // thread 1 opens /a's gate and holds it, thread 0 (which never took
+      // /a) reads below the sibling, which thread 1 writes.
+      program("gate-index-collision", "two folders share a slot of the lock's gate index: the index must tell them apart",
+              {{{call(write(p("/w")), WaitStyle::kBlocking, hold),
+                 call(read(gate_index_collider("/a").child("z")), WaitStyle::kBlocking, hold)}},
+               {{call(read(p("/a/x")), WaitStyle::kBlocking, hold),
+                 call(write(gate_index_collider("/a")), WaitStyle::kBlocking, hold),
                  call(write(p("/w")), WaitStyle::kTimed)}}}),
       program("async-handler-acquires-again", "a handler releases and starts the next acquisition beside a writer",
               {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsyncAgain)}}, {{call(read(p("/a/b")))}}}),

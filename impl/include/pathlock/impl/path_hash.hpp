@@ -45,4 +45,11 @@ inline std::uint64_t path_hash(std::string_view text) noexcept {
 inline constexpr std::size_t kGateCacheEntries = 512;
 inline constexpr std::size_t gate_cache_index(std::uint64_t hash) noexcept { return hash % kGateCacheEntries; }
 
+// The lock-wide gate index is direct-mapped too, over `slots` (a power of
+// two): by bits 16 and up, independent of the thread's cache (the low bits)
+// and of the shard (bits 40 and up) for every index size the lock makes.
+inline constexpr std::size_t gate_index_slot(std::uint64_t hash, std::size_t slots) noexcept {
+  return static_cast<std::size_t>(hash >> 16) & (slots - 1);
+}
+
 }  // namespace pathlock::impl

@@ -35,6 +35,9 @@ BasicPathLock<P>::BasicPathLock(const impl::Scheme& scheme, PathLockOptions opti
   if (options_.scheme_admission == SchemeAdmission::kRequireSound) impl::require_sound_scheme(scheme_);
   if (options_.fast_gates) {
     gates_->sets = impl::gate_mode_sets(scheme_);
+    const std::size_t slots = Gates::index_slots(options_.shards, options_.max_idle_locks_per_shard);
+    gates_->index = std::make_unique<Atomic<GateRecord*>[]>(slots);
+    gates_->index_mask = slots - 1;
     gates_->ancestor_modes = 1U << scheme_.mode_for(impl::Role::kReadAncestor).index |
                              1U << scheme_.mode_for(impl::Role::kWriteAncestor).index;
     for (const std::uint32_t set : gates_->sets) {
@@ -119,7 +122,9 @@ typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::St
         // The next acquire here may take the fast path: a folder's at once,
         // a target's if its gate was open already and the cache lets it in.
         const bool folder = ((gates_->ancestor_modes >> step.mode.index) & 1U) != 0;
-        if (folder || (admitted != 0 && admit_target_to_gate_cache(hash))) remember_gate(step.lock, hash, node);
+        if (folder || (admitted != 0 && admit_target_to_gate_cache(hash))) {
+          remember_gate(step.lock, hash, node->gate, Gates::generation(node->gate->word.load(std::memory_order_relaxed)));
+        }
       }
       return StepResult::kGranted;
     }

@@ -29,6 +29,7 @@
 // acquire and one per release, not a locked instruction per step: on x86
 // that is most of what a fast step costs.
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -60,9 +61,60 @@ std::vector<std::uint32_t> gate_mode_sets(const Scheme& scheme);
 
 namespace pathlock {
 
+// A gate record's copy of its entry's path, read by lookups through the
+// lock-wide index (Gates::index) without the shard lock. It is rewritten
+// only between two generations of the record (after retire_gate starts a
+// new one, before the gate first opens for the new path), so the generation
+// is a seqlock's sequence: a reader that read an open word, then the key,
+// then (after an acquire fence) the same generation again, read the path of
+// that generation.
+template <typename P>
+struct BasicPathLock<P>::IndexedKey {
+  static constexpr std::size_t kBytes = 112;  // longer paths are never found through the index
+  static constexpr std::size_t kWords = kBytes / 8;
+  static constexpr std::uint32_t kNone = 0;  // no path (a fresh record, or one too long)
+  Atomic<std::uint32_t> length{};            // the path's length + 1, or kNone
+  std::array<Atomic<std::uint64_t>, kWords> words{};
+
+  // Bytes [8i, 8i + 8) of `key`, zero-padded. REQUIRES: 8i < key.size().
+  static std::uint64_t word_of(std::string_view key, std::size_t i) noexcept {
+    std::uint64_t w = 0;
+    std::memcpy(&w, key.data() + i * 8, std::min<std::size_t>(8, key.size() - i * 8));
+    return w;
+  }
+  static std::size_t words_for(std::size_t bytes) noexcept { return (bytes + 7) / 8; }
+  // REQUIRES: the record's shard lock held, and its generation new since any
+  // other path was written here (or the record fresh).
+  void assign(std::string_view key) noexcept {
+    // The new generation (stored before) is ordered before these stores: a
+    // reader that reads any of them reads that generation after its fence.
+    std::atomic_thread_fence(std::memory_order_release);
+    if (key.size() > kBytes) {
+      length.store(kNone, std::memory_order_relaxed);
+      return;
+    }
+    length.store(static_cast<std::uint32_t>(key.size() + 1), std::memory_order_relaxed);
+    for (std::size_t i = 0; i < words_for(key.size()); ++i) words[i].store(word_of(key, i), std::memory_order_relaxed);
+  }
+  // Whether the words read now spell `key` (the caller re-reads the
+  // generation after an acquire fence before it trusts a yes).
+  bool spells(std::string_view key) const noexcept {
+    if (key.size() > kBytes || length.load(std::memory_order_relaxed) != key.size() + 1) return false;
+    for (std::size_t i = 0; i < words_for(key.size()); ++i) {
+      if (words[i].load(std::memory_order_relaxed) != word_of(key, i)) return false;
+    }
+    return true;
+  }
+  // What assign(key) left (for check_invariants).
+  bool holds(std::string_view key) const noexcept {
+    return key.size() > kBytes ? length.load(std::memory_order_relaxed) == kNone : spells(key);
+  }
+};
+
 // One entry's gate (the word fast acquirers read) and who owns it.
-// A cache line each: a folder's word is read by every core, and must not
-// share its line with a busy neighbour's word that opens and closes.
+// The word's line is its own: a folder's word is read by every core, and
+// must not share its line with a busy neighbour's word that opens and
+// closes. The path's copy, read by index lookups, follows on its own lines.
 template <typename P>
 struct alignas(64) BasicPathLock<P>::GateRecord {
   Atomic<std::uint64_t> word{};  // generation << 8 | admitted modes
@@ -73,6 +125,7 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   Node* owner = nullptr;       // the entry using this record, if any
   GateRecord* next_free = nullptr;
   Shard* shard = nullptr;      // fixed
+  alignas(64) IndexedKey key;  // written under shard->mu, read by anyone (IndexedKey)
 };
 
 template <typename P>
@@ -92,6 +145,21 @@ struct BasicPathLock<P>::Gates {
   // Blocks any thread has used: closers scan only these. Raised (seq_cst)
   // before a thread first publishes a slot in a block.
   alignas(64) Atomic<std::size_t> blocks_in_use{};
+  // The lock-wide index: slot (hash & index_mask) names the record whose
+  // gate opened last for a path of that hash (direct-mapped; a lookup
+  // checks the record's path and generation, so a stale or colliding slot
+  // only misses). Lets a thread take a gate its own cache does not know.
+  std::unique_ptr<Atomic<GateRecord*>[]> index;
+  std::size_t index_mask = 0;
+  // Two slots per entry the table may keep idle (a power of two, at least
+  // 2, at most 2^20: 8 MiB).
+  static constexpr std::size_t kMaxIndexSlots = std::size_t{1} << 20;
+  static std::size_t index_slots(std::size_t shards, std::size_t max_idle_per_shard) noexcept {
+    const std::size_t idle = std::min(std::max<std::size_t>(1, shards), kMaxIndexSlots) *
+                             std::min(std::max<std::size_t>(1, max_idle_per_shard), kMaxIndexSlots);
+    return std::bit_ceil(std::min(2 * idle, kMaxIndexSlots));
+  }
+  std::size_t index_slot(std::uint64_t hash) const noexcept { return impl::gate_index_slot(hash, index_mask + 1); }
   std::vector<std::uint32_t> sets;  // impl::gate_mode_sets; empty = no fast path
   std::uint32_t any_mode = 0;       // union of sets: the modes worth trying fast
   std::size_t widest = 0;           // most modes in one set: pseudo holds a close may add
@@ -191,15 +259,16 @@ bool BasicPathLock<P>::admit_target_to_gate_cache(std::uint64_t hash) noexcept {
 }
 
 template <typename P>
-void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, const Node* node) noexcept {
+void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, GateRecord* record,
+                                     std::uint64_t generation) noexcept {
   if (key.size() > Gates::kCachedKeyBytes) return;
   GateCacheEntry* cache = gate_cache(GateCacheUse::kMakeIfMissing);
   if (cache == nullptr) return;  // out of memory: this thread takes the slow path
   GateCacheEntry& e = cache[impl::gate_cache_index(hash)];
   e.lock_uid = uid_;
   e.hash = hash;
-  e.record = node->gate;
-  e.generation = Gates::generation(node->gate->word.load(std::memory_order_relaxed));
+  e.record = record;
+  e.generation = generation;
   e.length = static_cast<std::uint32_t>(key.size());
   std::memcpy(e.key, key.data(), key.size());
 }
@@ -208,19 +277,59 @@ template <typename P>
 bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task,
                                 FastAsk& ask) noexcept {
   const GateCacheEntry* cache = gate_cache(GateCacheUse::kLookOnly);
-  if (cache == nullptr) return false;
-  const GateCacheEntry& e = cache[impl::gate_cache_index(hash)];
-  if (e.lock_uid != uid_ || e.hash != hash || e.length != key.size() ||
-      std::memcmp(e.key, key.data(), key.size()) != 0) {
+  const GateCacheEntry* e = cache != nullptr ? &cache[impl::gate_cache_index(hash)] : nullptr;
+  if (e != nullptr && e->lock_uid == uid_ && e->hash == hash && e->length == key.size() &&
+      std::memcmp(e->key, key.data(), key.size()) == 0) {
+    ask = FastAsk{nullptr, e->record, e->generation, mode, key};
+  } else if (find_indexed_gate(key, hash, mode, ask)) {
+    // A folder joins this thread's cache, which no other path's gate can
+    // take from it as an index slot can be taken.
+    if (((gates_->ancestor_modes >> mode.index) & 1U) != 0) remember_gate(key, hash, ask.record, ask.generation);
+  } else {
     return false;
   }
-  ask = FastAsk{nullptr, e.record, e.generation, mode, key};
   // A look first, so a closed gate costs no store.
   if (!admits(ask, ask.record->word.load(std::memory_order_relaxed))) return false;
   ask.slot = gates_->publish(ask.record, mode);
   if (ask.slot == nullptr) return false;
   impl::observe<P>(impl::LockEvent::kAsked, key, task, mode);  // the grant's moment, if the gate is still open
   return true;
+}
+
+template <typename P>
+bool BasicPathLock<P>::find_indexed_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode,
+                                         FastAsk& ask) noexcept {
+  if (gates_->index == nullptr || key.size() > IndexedKey::kBytes) return false;
+  GateRecord* g = gates_->index[gates_->index_slot(hash)].load(std::memory_order_acquire);
+  if (g == nullptr) return false;
+  // The word first (acquire: an open word was stored after its path), the
+  // path, then the generation again (IndexedKey's seqlock).
+  const std::uint64_t w = g->word.load(std::memory_order_acquire);
+  if (((Gates::admitted(w) >> mode.index) & 1U) == 0 || !g->key.spells(key)) return false;
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (Gates::generation(g->word.load(std::memory_order_relaxed)) != Gates::generation(w)) return false;
+  ask = FastAsk{nullptr, g, Gates::generation(w), mode, key};
+  return true;
+}
+
+template <typename P>
+void BasicPathLock<P>::index_gate(const Node* node) noexcept {
+  if (gates_->index == nullptr) return;
+  Atomic<GateRecord*>& slot = gates_->index[gates_->index_slot(node->hash)];
+  GateRecord* current = slot.load(std::memory_order_relaxed);
+  if (current == node->gate) return;
+  // Another path's open gate keeps its place: two hot paths of one slot
+  // would otherwise take it from each other at every slow step.
+  if (current != nullptr && Gates::admitted(current->word.load(std::memory_order_relaxed)) != 0) return;
+  slot.store(node->gate, std::memory_order_release);
+}
+
+template <typename P>
+void BasicPathLock<P>::unindex_gate(const Node* node) noexcept {
+  if (gates_->index == nullptr) return;
+  GateRecord* expected = node->gate;
+  gates_->index[gates_->index_slot(node->hash)].compare_exchange_strong(expected, nullptr,
+                                                                           std::memory_order_relaxed);
 }
 
 template <typename P>
@@ -324,6 +433,7 @@ void BasicPathLock<P>::maybe_open_gate(Node* node, impl::ModeId mode) noexcept {
   for (const std::uint32_t set : gates_->sets) {
     if ((need & ~set) == 0) {
       g->word.store(Gates::generation(w) << 8 | set, std::memory_order_seq_cst);
+      index_gate(node);
       return;
     }
   }
@@ -346,6 +456,7 @@ typename BasicPathLock<P>::GateRetire BasicPathLock<P>::retire_gate(Node* node, 
   // A new generation: every thread's cached (record, generation) for the old
   // path misses from now on.
   g->word.store((Gates::generation(w) + 1) << 8, std::memory_order_seq_cst);
+  unindex_gate(node);
   return GateRetire::kRetired;
 }
 

@@ -122,6 +122,7 @@ template <typename P>
 std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fast) const {
   const GateRecord& g = *node.gate;
   if (g.owner != &node || g.shard != node.shard) return "its gate record names another entry or shard";
+  if (!g.key.holds(node.key)) return "its gate record's copy of the path (for the index) is not its path";
   const std::uint32_t admitted = Gates::admitted(g.word.load(std::memory_order_seq_cst));
   if (admitted != 0 && std::find(gates_->sets.begin(), gates_->sets.end(), admitted) == gates_->sets.end()) {
     return impl::concat("its gate admits mask ", admitted, ", not one of the scheme's gate sets");

@@ -124,6 +124,7 @@ struct alignas(64) BasicPathLock<P>::Shard {
       n = fresh.release();
     }
     n->key.assign(key);
+    n->gate->key.assign(key);  // its generation is new: a fresh record, or retired by take_victim
     n->hash = hash;
     Node** bucket = &buckets[hash & (buckets.size() - 1)];
     n->next = *bucket;

@@ -1,0 +1,108 @@
+#pragma once
+// The test-only door into a PathLock's internals (a friend of the lock):
+// corrupts its table, sleepers and slots for the invariant tests, and shows
+// its gate cache and gate index.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "pathlock/impl/path_hash.hpp"
+#include "pathlock/impl/path_lock_definitions.hpp"
+#include "pathlock/path_lock.hpp"
+
+namespace pathlock::impl {
+
+struct PathLockTestPeer {
+  using Lock = PathLock;
+
+  static void add_to_idle_count(Lock& lock, std::string_view path, long delta) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    shard.idle_count = static_cast<std::size_t>(static_cast<long>(shard.idle_count) + delta);
+  }
+  // A sleeper record for a task that waits nowhere (push), or its removal (pop).
+  enum class Record { kPush, kPop };
+  static void phantom_sleeper(Lock& lock, std::string_view path, Record record) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    auto& sleepers = shard.find(path, path_hash(path))->sleepers;
+    if (record == Record::kPush) {
+      sleepers.emplace_back(Lock::kFirstTaskId + 12345, nullptr);
+    } else {
+      sleepers.pop_back();
+    }
+  }
+  static void flip_idle_flag(Lock& lock, std::string_view path) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    Lock::Node* node = shard.find(path, path_hash(path));
+    node->idle = !node->idle;
+  }
+  static void flip_listed_flag(Lock& lock, std::string_view path) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    Lock::Node* node = shard.find(path, path_hash(path));
+    node->listed = !node->listed;
+  }
+  static Lock::Node* node(const Lock& lock, std::string_view path) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    return shard.find(path, path_hash(path));
+  }
+  static bool gate_closed(const Lock& lock, std::string_view path) {
+    const Lock::Node* n = node(lock, path);
+    return n == nullptr || Lock::Gates::admitted(n->gate->word.load()) == 0;
+  }
+  static bool has_gates(const Lock& lock) { return !lock.gates_->sets.empty(); }
+  static std::uint32_t pseudo_held(const Lock& lock, std::string_view path) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    const Lock::Node* n = shard.find(path, path_hash(path));
+    return n == nullptr ? 0 : n->pseudo_held;
+  }
+  // A fast hold nobody took: this thread's last slot names the entry's gate
+  // in `mode` (set), or is cleared (clear).
+  enum class Slot { kSet, kClear };
+  static void phantom_fast_hold(Lock& lock, std::string_view path, ModeId mode, Slot what) {
+    auto& gates = *lock.gates_;
+    const std::size_t b = StdPlatform::thread_slot() % Lock::Gates::kBlocks;
+    std::size_t seen = gates.blocks_in_use.load();
+    while (seen <= b && !gates.blocks_in_use.compare_exchange_weak(seen, b + 1)) {
+    }
+    auto& slot = gates.blocks[b].slots.back();
+    slot.store(what == Slot::kSet ? Lock::Gates::slot_value(node(lock, path)->gate, mode) : 0);
+  }
+  // Whether the calling thread's gate cache knows `path`'s gate in `lock`.
+  static bool gate_cached(const Lock& lock, std::string_view path) {
+    const Lock::GateCacheEntry* cache = Lock::gate_cache(Lock::GateCacheUse::kLookOnly);
+    if (cache == nullptr) return false;
+    const Lock::GateCacheEntry& e = cache[gate_cache_index(path_hash(path))];
+    return e.lock_uid == lock.uid_ && e.hash == path_hash(path) && std::string_view(e.key, e.length) == path;
+  }
+  // The record the lock-wide gate index names for `path`'s slot, and the
+  // record of `path`'s entry (nullptr: none).
+  static const void* indexed_record(const Lock& lock, std::string_view path) {
+    return lock.gates_->index[lock.gates_->index_slot(path_hash(path))].load();
+  }
+  static const void* record_of(const Lock& lock, std::string_view path) {
+    const Lock::Node* n = node(lock, path);
+    return n == nullptr ? nullptr : n->gate;
+  }
+  static std::size_t index_slots(const Lock& lock) { return lock.gates_->index_mask + 1; }
+  static std::size_t index_slot(const Lock& lock, std::string_view path) {
+    return lock.gates_->index_slot(path_hash(path));
+  }
+  static std::size_t index_slots_for(std::size_t shards, std::size_t max_idle_per_shard) {
+    return Lock::Gates::index_slots(shards, max_idle_per_shard);
+  }
+  // Writes another path into `path`'s gate record's copy (as a reuse that
+  // skipped IndexedKey::assign would leave it).
+  static void overwrite_record_key(Lock& lock, std::string_view path, std::string_view other) {
+    auto& shard = lock.shard_for(path_hash(path));
+    Lock::SpinLockHolder hold(shard.mu);
+    shard.find(path, path_hash(path))->gate->key.assign(other);
+  }
+};
+
+}  // namespace pathlock::impl
