@@ -132,6 +132,11 @@ void memory_case(benchmark::State& state, const pathlock::impl::Scheme& scheme) 
     per_entry = static_cast<double>(g_live_bytes.load() - before) / entries;
   }
   state.counters["bytes_per_idle_entry"] = per_entry;
+  const std::int64_t before_lock = g_live_bytes.load();
+  {
+    const PathLock fresh(scheme, {.scheme_admission = kAnyScheme.scheme_admission});
+    state.counters["bytes_per_default_lock"] = static_cast<double>(g_live_bytes.load() - before_lock);
+  }
 }
 
 // The one-way time of a cache line between two threads: half a ping-pong

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pathlock/impl/scheme.hpp"
+#include "pathlock/path_lock.hpp"
 #include "scaling_workloads.hpp"
 #include "summary_reporter.hpp"
 
@@ -156,9 +157,16 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   }
   auto mem = figures.find("Memory/idle-entry/" + impl::path_rwa_joined_scheme().name() + "/iterations:1");
   if (mem != figures.end()) {
-    line("- memory: " + fixed(mem->second.counter("bytes_per_idle_entry"), 0) +
+    const PathLockOptions defaults;
+    const double per_entry = mem->second.counter("bytes_per_idle_entry");
+    const double idle_bound = static_cast<double>(defaults.shards * defaults.max_idle_locks_per_shard);
+    line("- memory: " + fixed(per_entry, 0) +
          " live heap bytes per idle entry (4,096 one-component paths); entries <= active locks + shards x "
-         "max idle (64 x 64 by default)");
+         "max idle (" + std::to_string(defaults.shards) + " x " + std::to_string(defaults.max_idle_locks_per_shard) +
+         " by default: idle entries take at most " + fixed(per_entry * idle_bound / (1024 * 1024), 1) +
+         " MiB); a lock with the default options takes " +
+         fixed(mem->second.counter("bytes_per_default_lock") / 1024, 0) +
+         " KiB before its first entry (its shards and gate index)");
   }
   return out;
 }

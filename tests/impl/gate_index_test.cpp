@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -108,7 +109,9 @@ TEST(GateIndex, APathWhoseSlotNamesAnotherPathsGateMisses) {
 
 // Two slots per entry the table may keep idle, a power of two within 2..2^20.
 TEST(GateIndex, ItsSizeFollowsTheTablesBound) {
-  EXPECT_EQ(PathLockTestPeer::index_slots(PathLock(impl::path_rwa_joined_scheme())), 2U * 64U * 64U);
+  const PathLockOptions defaults;
+  EXPECT_EQ(PathLockTestPeer::index_slots(PathLock(impl::path_rwa_joined_scheme())),
+            std::bit_ceil(2 * defaults.shards * defaults.max_idle_locks_per_shard));
   EXPECT_EQ(PathLockTestPeer::index_slots_for(1, 0), 2U);
   EXPECT_EQ(PathLockTestPeer::index_slots_for(3, 5), 32U);  // 2 x 3 x 5 = 30, rounded up
   EXPECT_EQ(PathLockTestPeer::index_slots_for(std::size_t{1} << 40, std::size_t{1} << 40), std::size_t{1} << 20);

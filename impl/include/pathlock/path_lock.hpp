@@ -165,7 +165,9 @@
 // queues a pseudo holder (task id = mode index) on the entry, so the fast
 // holders become ordinary holders that it waits for, in FIFO order. The
 // last fast holder of a mode to leave releases its pseudo hold; the next
-// slow step in a gate mode reopens the gate. Evicting an entry closes its
+// slow step in a gate mode reopens the gate, and so does a release,
+// withdrawal or drain that leaves the entry idle (with the set the gate
+// last opened with, so that the read after a write is fast). Evicting an entry closes its
 // gate for good and starts a new generation of its record, so every
 // thread's cached (record, generation) of the old path misses.
 //
@@ -260,7 +262,7 @@ enum class SchemeAdmission : std::uint8_t { kRequireSound, kAllowDefective };
 
 struct PathLockOptions {
   std::size_t shards = 64;                    // rounded up to a power of two
-  std::size_t max_idle_locks_per_shard = 64;  // idle entries kept, for reuse
+  std::size_t max_idle_locks_per_shard = 128;  // idle entries kept, for reuse
   bool fast_gates = true;                     // every entry's fast path (GATES)
 #ifdef NDEBUG
   UnsafeNesting unsafe_nesting = UnsafeNesting::kIgnore;
@@ -484,6 +486,10 @@ class BasicPathLock {
   // Opens the entry's gate with the first gate set that takes every mode
   // its queue holds and `mode`, if it queues nobody and has no pseudo hold.
   void maybe_open_gate(Node* node, impl::ModeId mode) noexcept;
+  // REQUIRES: node->shard->mu held, its queue idle. Reopens the gate with
+  // the set it last opened with, if it is closed and no pseudo task holds
+  // the entry: the read after a write (or after a drain) is fast again.
+  void reopen_idle_gate(Node* node) noexcept;
   // REQUIRES: node->shard->mu held, node idle. Whether eviction may take
   // the entry: kKept in the first sweep if it was used fast since the last
   // one; kMadeActive if it is held fast now (its gate closes and its fast

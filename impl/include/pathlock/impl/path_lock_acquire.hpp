@@ -74,6 +74,7 @@ void BasicPathLock<P>::settle(Node* node, std::span<const impl::LockEntry> grant
   node->shard->mu.assert_held();
   take_granted(node, granted, to_wake);
   if (node->queue.idle()) {
+    reopen_idle_gate(node);
     node->shard->became_idle(node, options_.max_idle_locks_per_shard,
                              [this](Node* n, GateSweep sweep) { return retire_gate(n, sweep); });
   }
@@ -144,7 +145,7 @@ typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::St
     throw;
   }
   Waiter* none = nullptr;
-  settle(node, {}, none);  // reopens a gate we closed, lists the entry if idle
+  settle(node, {}, none);  // lists the entry (and reopens a gate we closed) if idle
   return StepResult::kMustWait;
 }
 

@@ -433,10 +433,20 @@ void BasicPathLock<P>::maybe_open_gate(Node* node, impl::ModeId mode) noexcept {
   for (const std::uint32_t set : gates_->sets) {
     if ((need & ~set) == 0) {
       g->word.store(Gates::generation(w) << 8 | set, std::memory_order_seq_cst);
+      node->reopen_set = set;
       index_gate(node);
       return;
     }
   }
+}
+
+template <typename P>
+void BasicPathLock<P>::reopen_idle_gate(Node* node) noexcept {
+  GateRecord* g = node->gate;
+  const std::uint64_t w = g->word.load(std::memory_order_relaxed);
+  if (node->reopen_set == 0 || Gates::admitted(w) != 0 || node->pseudo_held != 0) return;
+  g->word.store(Gates::generation(w) << 8 | node->reopen_set, std::memory_order_seq_cst);
+  index_gate(node);
 }
 
 template <typename P>

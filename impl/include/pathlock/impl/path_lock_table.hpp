@@ -40,6 +40,7 @@ struct alignas(64) BasicPathLock<P>::Node {
   Shard* shard = nullptr;
   GateRecord* gate = nullptr;   // its gate, this node's while it lives
   std::uint32_t pseudo_held = 0;  // modes m in which pseudo task m holds it for fast holders
+  std::uint32_t reopen_set = 0;   // the gate set it last opened with: reopened when the entry goes idle (0: none yet)
   impl::LockQueue queue;
   std::vector<std::pair<impl::TaskId, Waiter*>> sleepers;  // waiting acquisitions
 };
@@ -124,6 +125,7 @@ struct alignas(64) BasicPathLock<P>::Shard {
       n = fresh.release();
     }
     n->key.assign(key);
+    n->reopen_set = 0;
     n->gate->key.assign(key);  // its generation is new: a fresh record, or retired by take_victim
     n->hash = hash;
     Node** bucket = &buckets[hash & (buckets.size() - 1)];
