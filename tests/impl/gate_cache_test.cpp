@@ -101,5 +101,16 @@ TEST(GateCache, AFolderFoundThroughTheIndexIsRemembered) {
   });
 }
 
+// A target found through the index joins the thread's cache by the same
+// admission: at once where its cache entry is free.
+TEST(GateCache, ATargetFoundThroughTheIndexInAFreeEntryIsRemembered) {
+  PathLock lock(impl::path_rwa_joined_scheme(), small_index());
+  (void)lock.read(P("/g/leaf"));  // this thread opens the leaf's gate
+  on_fresh_thread([&] {
+    (void)lock.read(P("/g/leaf"));  // found through the index; its cache entry free
+    EXPECT_TRUE(PathLockTestPeer::gate_cached(lock, "/g/leaf"));
+  });
+}
+
 }  // namespace
 }  // namespace pathlock

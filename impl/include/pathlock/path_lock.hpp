@@ -150,8 +150,8 @@
 // thousands never push the folders out), then through the lock-wide index
 // (hash -> the record whose gate opened last for that slot, two slots per
 // entry the table may keep idle): a thread takes fast a gate that another
-// thread opened, though it never took the path itself (a folder found so
-// joins its cache). A record keeps a copy of its path, rewritten only
+// thread opened, though it never took the path itself (what it finds so
+// joins its cache by the same rule). A record keeps a copy of its path, rewritten only
 // between two of its generations, so a lookup that reads an open word, the
 // path, then the same generation again has found the path's gate (a
 // seqlock on the generation); a colliding or stale slot only misses. A

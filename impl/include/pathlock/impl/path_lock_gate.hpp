@@ -282,9 +282,13 @@ bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::
       std::memcmp(e->key, key.data(), key.size()) == 0) {
     ask = FastAsk{nullptr, e->record, e->generation, mode, key};
   } else if (find_indexed_gate(key, hash, mode, ask)) {
-    // A folder joins this thread's cache, which no other path's gate can
-    // take from it as an index slot can be taken.
-    if (((gates_->ancestor_modes >> mode.index) & 1U) != 0) remember_gate(key, hash, ask.record, ask.generation);
+    // It joins this thread's cache as a slow step's would (a folder at
+    // once, a target by the cache's admission): the cache is the nearer
+    // look, and no other path's gate can take its entry from it as an index
+    // slot can be taken.
+    if (((gates_->ancestor_modes >> mode.index) & 1U) != 0 || admit_target_to_gate_cache(hash)) {
+      remember_gate(key, hash, ask.record, ask.generation);
+    }
   } else {
     return false;
   }
