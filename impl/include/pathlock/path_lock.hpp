@@ -490,6 +490,10 @@ class BasicPathLock {
   // the set it last opened with, if it is closed and no pseudo task holds
   // the entry: the read after a write (or after a drain) is fast again.
   void reopen_idle_gate(Node* node) noexcept;
+  // REQUIRES: node->shard->mu held, its gate closed with `word`, and `set`
+  // takes every mode its queue holds. Opens it with `set` (remembered for
+  // reopening) and offers its record to the index.
+  void open_gate(Node* node, std::uint64_t word, std::uint32_t set) noexcept;
   // REQUIRES: node->shard->mu held, node idle. Whether eviction may take
   // the entry: kKept in the first sweep if it was used fast since the last
   // one; kMadeActive if it is held fast now (its gate closes and its fast

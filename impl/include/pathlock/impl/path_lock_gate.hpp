@@ -430,15 +430,12 @@ void BasicPathLock<P>::stand_for_fast_holders(Node* node, std::uint32_t admitted
 
 template <typename P>
 void BasicPathLock<P>::maybe_open_gate(Node* node, impl::ModeId mode) noexcept {
-  GateRecord* g = node->gate;
-  const std::uint64_t w = g->word.load(std::memory_order_relaxed);
+  const std::uint64_t w = node->gate->word.load(std::memory_order_relaxed);
   if (Gates::admitted(w) != 0 || node->pseudo_held != 0 || node->queue.queued_mask() != 0) return;
   const std::uint32_t need = node->queue.held_mask() | (1U << mode.index);
   for (const std::uint32_t set : gates_->sets) {
     if ((need & ~set) == 0) {
-      g->word.store(Gates::generation(w) << 8 | set, std::memory_order_seq_cst);
-      node->reopen_set = set;
-      index_gate(node);
+      open_gate(node, w, set);
       return;
     }
   }
@@ -446,10 +443,15 @@ void BasicPathLock<P>::maybe_open_gate(Node* node, impl::ModeId mode) noexcept {
 
 template <typename P>
 void BasicPathLock<P>::reopen_idle_gate(Node* node) noexcept {
-  GateRecord* g = node->gate;
-  const std::uint64_t w = g->word.load(std::memory_order_relaxed);
+  const std::uint64_t w = node->gate->word.load(std::memory_order_relaxed);
   if (node->reopen_set == 0 || Gates::admitted(w) != 0 || node->pseudo_held != 0) return;
-  g->word.store(Gates::generation(w) << 8 | node->reopen_set, std::memory_order_seq_cst);
+  open_gate(node, w, node->reopen_set);
+}
+
+template <typename P>
+void BasicPathLock<P>::open_gate(Node* node, std::uint64_t word, std::uint32_t set) noexcept {
+  node->gate->word.store(Gates::generation(word) << 8 | set, std::memory_order_seq_cst);
+  node->reopen_set = set;
   index_gate(node);
 }
 
