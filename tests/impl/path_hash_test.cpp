@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -69,6 +71,25 @@ TEST(PathHash, TreePathsSpreadOverShardsBucketsAndTheGateCache) {
   EXPECT_LT(worst_over_mean(high, 64), 1.6) << "shards";
   EXPECT_LT(worst_over_mean(low, 8192), 14.0) << "buckets (mean 0.57: at most 8 in one)";
   EXPECT_LT(worst_over_mean(low, kGateCacheEntries), 2.5) << "gate cache entries";
+}
+
+// same_bytes, the gate cache's compare: agrees with memcmp for every length
+// up to a cache entry's 80 bytes and every position of one differing byte,
+// reading neither buffer past n (the buffers end exactly there).
+TEST(SameBytes, AgreesWithMemcmpAtEveryLengthAndDifference) {
+  for (std::size_t n = 0; n <= 80; ++n) {
+    const std::string text(n, 'a');
+    const auto a = std::make_unique<char[]>(n);  // exact sizes: ASan sees an overread
+    const auto b = std::make_unique<char[]>(n);
+    std::memcpy(a.get(), text.data(), n);
+    std::memcpy(b.get(), text.data(), n);
+    EXPECT_TRUE(same_bytes(a.get(), b.get(), n)) << n;
+    for (std::size_t i = 0; i < n; ++i) {
+      b[i] = 'b';
+      EXPECT_FALSE(same_bytes(a.get(), b.get(), n)) << "length " << n << ", differing at " << i;
+      b[i] = 'a';
+    }
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace pathlock::impl {
@@ -38,6 +39,27 @@ inline std::uint64_t path_hash(std::string_view text) noexcept {
   std::uint64_t h = kSeed ^ n;
   for (; n > 8; p += 8, n -= 8) h = detail::multiply_fold(h ^ load(p, 8), kMix);
   return detail::multiply_fold(h ^ load(p, n) ^ kLast, kMix ^ kLast);
+}
+
+// Whether a[0, n) == b[0, n), inlined: eight bytes at a time, the last
+// eight read overlapping the ones before (never past either end). A call
+// to memcmp for a path of a few words cost more than the compare.
+inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  const auto word = [](const char* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+  };
+  if (n < 8) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
+  for (std::size_t i = 0; i + 8 < n; i += 8) {
+    if (word(a + i) != word(b + i)) return false;
+  }
+  return word(a + n - 8) == word(b + n - 8);
 }
 
 // A thread's gate cache is direct-mapped: this many entries, one per hash
