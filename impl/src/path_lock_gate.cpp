@@ -50,4 +50,12 @@ std::vector<std::uint32_t> gate_mode_sets(const Scheme& scheme) {
   return maximal;
 }
 
+std::uint32_t exclusive_gate_modes(const Scheme& scheme) {
+  std::uint32_t modes = 0;
+  for (std::uint8_t m = 0; m < scheme.mode_count(); ++m) {
+    if (!scheme.compatible(ModeId{m}, ModeId{m})) modes |= 1U << m;
+  }
+  return modes;
+}
+
 }  // namespace pathlock::impl

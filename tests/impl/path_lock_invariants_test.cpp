@@ -77,7 +77,7 @@ TEST(PathLockInvariants, HoldThroughTheGatesRoundTrip) {
   gate_round_trip(impl::path_rwa_joined_scheme());
   gate_round_trip(impl::global_rw_scheme());
   gate_round_trip(impl::path_rw_scheme());
-  gate_round_trip(impl::global_mutex_scheme());  // no gate: every entry is an ordinary one
+  gate_round_trip(impl::global_mutex_scheme());  // an exclusive gate: its fast reader takes the word
 }
 
 // Each corruption is undone before the lock is destroyed.
@@ -131,7 +131,7 @@ TEST_F(PathLockCorrupted, AnIdleEntryOutOfTheIdleList) {
 TEST_F(PathLockCorrupted, AnEntryTakenAgainStaysListedUntilTheSweep) {
   lock_.write(P("/a")).release();
   {
-    auto guard = lock_.write(P("/a"));
+    auto guard = lock_.read(P("/a"));  // slowly: R closes the exclusive gate the write left open
     EXPECT_TRUE(PathLockTestPeer::node(lock_, "/a")->listed);
     EXPECT_FALSE(PathLockTestPeer::node(lock_, "/a")->idle);
     EXPECT_EQ(lock_.check_invariants(), "");

@@ -63,6 +63,10 @@ struct CountingPlatform {
       count();
       return v_.fetch_sub(delta, order);
     }
+    T fetch_and(T bits, std::memory_order order = std::memory_order_seq_cst) noexcept {
+      count();
+      return v_.fetch_and(bits, order);
+    }
     bool compare_exchange_strong(T& expected, T desired, std::memory_order order = std::memory_order_seq_cst) noexcept {
       count();
       return v_.compare_exchange_strong(expected, desired, order);

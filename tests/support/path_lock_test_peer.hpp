@@ -54,7 +54,17 @@ struct PathLockTestPeer {
     const Lock::Node* n = node(lock, path);
     return n == nullptr || Lock::Gates::admitted(n->gate->word.load()) == 0;
   }
-  static bool has_gates(const Lock& lock) { return !lock.gates_->sets.empty(); }
+  static bool has_gates(const Lock& lock) { return !lock.gates_->sets.empty() || lock.gates_->exclusive_modes != 0; }
+  // The modes the entry's gate admits now (0: closed or no entry), and the
+  // mode its word has taken (an exclusive gate's holder), as masks.
+  static std::uint32_t admitted(const Lock& lock, std::string_view path) {
+    const Lock::Node* n = node(lock, path);
+    return n == nullptr ? 0 : Lock::Gates::admitted(n->gate->word.load());
+  }
+  static std::uint32_t taken(const Lock& lock, std::string_view path) {
+    const Lock::Node* n = node(lock, path);
+    return n == nullptr ? 0 : Lock::Gates::taken(n->gate->word.load());
+  }
   static std::uint32_t pseudo_held(const Lock& lock, std::string_view path) {
     auto& shard = lock.shard_for(path_hash(path));
     Lock::SpinLockHolder hold(shard.mu);

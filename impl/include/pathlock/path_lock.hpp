@@ -133,7 +133,9 @@
 // Each entry therefore has a gate: a word that, while open, admits a set of
 // modes that are pairwise compatible and closed under join (impl::
 // gate_mode_sets; rwa-joined: {RA, WA} for a folder, {RA, R} for a path
-// that is read; path-rw: {R}; global-rw: {S}; global-mutex: none). A step
+// that is read; path-rw: {R}; global-rw: {S}), or one mode that conflicts
+// with itself (an exclusive gate, impl::exclusive_gate_modes: W on a path
+// only written, global-mutex's X, below). A step
 // in an admitted mode takes the entry without its shard: it sets a slot of
 // its thread's block to (gate, mode) and re-reads the word (Dekker), so a
 // hot folder's line is only read, never written. A request's first steps
@@ -167,12 +169,24 @@
 // last fast holder of a mode to leave releases its pseudo hold; the next
 // slow step in a gate mode reopens the gate, and so does a release,
 // withdrawal or drain that leaves the entry idle (with the set the gate
-// last opened with, so that the read after a write is fast). Evicting an entry closes its
-// gate for good and starts a new generation of its record, so every
-// thread's cached (record, generation) of the old path misses.
+// last opened with, so that the read after a write is fast).
+//
+// An exclusive gate admits one holder at a time: its step takes the word
+// itself (one compare-exchange from open and untaken to taken, after the
+// prefix's fence), and its release gives it back (one fetch_and; if the
+// gate closed meanwhile, it drains). It opens only when the entry goes idle
+// after a slow grant of that mode (a slow holder is no bit of the word), and
+// only where no shared set has opened before (reads of a path keep their
+// fast path; its writes stay slow). Every slow step closes an open exclusive
+// gate first; the taken mode becomes a pseudo hold as a slot does.
+//
+// Evicting an entry closes its gate for good and starts a new generation of
+// its record, so every thread's cached (record, generation) of the old path
+// misses.
 //
 //   gate open    =>  the entry's queue holds only admitted modes, queues nobody
-//   gate closed  and  a slot (gate, m) set  =>  pseudo task m holds the entry in m
+//   exclusive gate open  =>  the entry's queue is idle
+//   gate closed  and  a slot (gate, m) set, or m taken  =>  pseudo task m holds the entry in m
 //   a record's generation changes  =>  no slot names it
 //
 // INVARIANTS (per shard, under its lock):
@@ -454,7 +468,13 @@ class BasicPathLock {
   // it names the record.
   void index_gate(const Node* node) noexcept;
   void unindex_gate(const Node* node) noexcept;
+  // Whether `word` (open, untaken) still admits the ask in its generation.
   static bool admits(const FastAsk& ask, std::uint64_t word) noexcept;
+  // An exclusive gate's step: takes the word (compare-exchange from open
+  // and untaken in the ask's generation), or withdraws. release_exclusive:
+  // gives it back, draining the gate if it closed meanwhile.
+  bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
+  void release_exclusive(GateRecord* gate) noexcept;
   // Fences, then grants the longest prefix of `asked` whose gates still
   // admit it and withdraws the rest; returns how many were granted.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;

@@ -264,6 +264,20 @@ std::vector<LockProgram> builtin_programs() {
                {{call(read(p("/a/x")), WaitStyle::kBlocking, hold),
                  call(write(gate_index_collider("/a")), WaitStyle::kBlocking, hold),
                  call(write(p("/w")), WaitStyle::kTimed)}}}),
+      // The write of /a/b leaves its exclusive gate open (W, one holder at a
+      // time, through the word): the writers' second writes race for it,
+      // and the reader closes it while one of them may hold it.
+      program("exclusive-gate-writers", "writers of one path take its exclusive gate's word in turn; a reader closes "
+              "it under a holder",
+              {{{call(write(p("/a/b"))), call(write(p("/a/b")))}}, {{call(write(p("/a/b"))), call(write(p("/a/b")))}},
+               {{call(read(p("/a/b")))}}}),
+      // With no idle entry kept, eviction meets a thread that holds /a
+      // through its exclusive gate: the hold must become a pseudo hold.
+      program("eviction-meets-an-exclusive-holder",
+              "an entry held through its exclusive gate is evicted (or not) while another path goes idle",
+              {{{call(write(p("/a"))), call(write(p("/a")), WaitStyle::kBlocking, hold)}},
+               {{call(write(p("/b"))), call(write(p("/ab")))}},
+               {{call(read(p("/a")), WaitStyle::kTimed)}}}),
       program("async-handler-acquires-again", "a handler releases and starts the next acquisition beside a writer",
               {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsyncAgain)}}, {{call(read(p("/a/b")))}}}),
   };

@@ -35,6 +35,7 @@ BasicPathLock<P>::BasicPathLock(const impl::Scheme& scheme, PathLockOptions opti
   if (options_.scheme_admission == SchemeAdmission::kRequireSound) impl::require_sound_scheme(scheme_);
   if (options_.fast_gates) {
     gates_->sets = impl::gate_mode_sets(scheme_);
+    gates_->exclusive_modes = impl::exclusive_gate_modes(scheme_);
     const std::size_t slots = Gates::index_slots(options_.shards, options_.max_idle_locks_per_shard);
     gates_->index = std::make_unique<Atomic<GateRecord*>[]>(slots);
     gates_->index_mask = slots - 1;
@@ -43,6 +44,10 @@ BasicPathLock<P>::BasicPathLock(const impl::Scheme& scheme, PathLockOptions opti
     for (const std::uint32_t set : gates_->sets) {
       gates_->any_mode |= set;
       gates_->widest = std::max<std::size_t>(gates_->widest, static_cast<std::size_t>(std::popcount(set)));
+    }
+    if (gates_->exclusive_modes != 0) {
+      gates_->any_mode |= gates_->exclusive_modes;
+      gates_->widest = std::max<std::size_t>(gates_->widest, 1);
     }
   }
   const std::size_t n = std::bit_ceil(std::max<std::size_t>(1, options_.shards));
@@ -111,7 +116,11 @@ typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::St
                           [this](Node* n, GateSweep sweep) { return retire_gate(n, sweep); });  // strong guarantee
   try {
     const std::uint32_t admitted = Gates::admitted(node->gate->word.load(std::memory_order_relaxed));
-    if (((admitted >> step.mode.index) & 1U) == 0) close_gate(node);  // strong guarantee; nothing to do if closed
+    // An exclusive gate closes for every slow step: its fast holder, if
+    // any, is no holder of the queue until the close makes it one.
+    if (((admitted >> step.mode.index) & 1U) == 0 || gates_->exclusive(admitted)) {
+      close_gate(node);  // strong guarantee; nothing to do if closed
+    }
     // Room, before the grant, for the pseudo holds of a gate this step may
     // open: closing it later (even to evict the entry) never allocates.
     if (gate_mode) node->queue.reserve_holders(1 + gates_->widest);
@@ -311,13 +320,22 @@ void BasicPathLock<P>::Guard::release() noexcept {
       const Held& h = held(i - 1);
       if (h.gate != nullptr) {
         impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
-        h.slot->store(0, std::memory_order_release);
-        ++fast;
+        if (h.slot != nullptr) {
+          h.slot->store(0, std::memory_order_release);
+          ++fast;
+        } else {
+          lock_->release_exclusive(h.gate);
+        }
       } else {
         lock_->release_node(h.node, h.mode, id_);
       }
     }
-    if (fast != 0) lock_->drain_closed_gates(count_, [this](std::size_t i) { return held(i).gate; });
+    if (fast != 0) {
+      lock_->drain_closed_gates(count_, [this](std::size_t i) {
+        const Held& h = held(i);
+        return h.gate != nullptr && h.slot != nullptr ? h.gate : nullptr;  // a slot's gate
+      });
+    }
     if (lock_->options_.unsafe_nesting != UnsafeNesting::kIgnore) lock_->forget_held(id_);
     count_ = 0;
     heap_.clear();

@@ -8,14 +8,20 @@
 // The state, for one entry E with gate record G (G outlives E's path: it is
 // recycled, never freed, while the lock lives):
 //
-//   G.word = generation << 8 | admitted      admitted: a mask of modes; 0 = closed
+//   G.word = generation << 16 | taken << 8 | admitted
+//                                             admitted: a mask of modes; 0 = closed
+//                                             taken: the mode an exclusive gate's
+//                                             holder holds, as a mask; 0 = none
 //   a slot = &G.word | mode                   a fast hold of E in mode, visible
 //                                             to every closer (seq_cst)
 //   gate open   =>  E's queue holds only admitted modes and queues nobody
-//   gate closed and a slot (G, m) is set  =>  pseudo task m holds E in m
-//                                             (or that slot is being cleared,
-//                                             and its owner drains next)
-//   G's generation changes  =>  no slot names G (E is retired, G recycled)
+//   exclusive gate open (admits one mode m, incompatible with itself)
+//               =>  E's queue is idle; m is taken by at most one holder
+//   gate closed and a slot (G, m) is set, or m taken
+//               =>  pseudo task m holds E in m (or that slot is being
+//                   cleared, or m untaken, and its owner drains next)
+//   G's generation changes  =>  no slot names G and nothing is taken
+//                               (E is retired, G recycled)
 //
 // Dekker: a fast acquirer sets its slots (one per step it takes fast,
 // release stores into its own block), issues one seq_cst fence, reads each
@@ -28,6 +34,16 @@
 // (releases each pseudo hold no slot needs any more). One fence per
 // acquire and one per release, not a locked instruction per step: on x86
 // that is most of what a fast step costs.
+//
+// An exclusive gate (a mode that conflicts with itself, such as W on a
+// path that is only written) admits one holder at a time, so a slot, which
+// any number of threads may set, cannot stand for it: its holder takes the
+// word itself, by one compare-exchange from (generation, open, untaken) to
+// taken, and gives it back by one fetch_and that clears the taken bits. A
+// closer clears the admitted bits by fetch_and (a taken mode stays taken,
+// and becomes a pseudo hold); a holder whose release finds the gate closed
+// drains it. It opens only on an idle entry (a slow holder is no bit of
+// the word), and every slow step closes it first.
 
 #include <algorithm>
 #include <array>
@@ -57,6 +73,10 @@ namespace pathlock::impl {
 // descendants' intention modes. Empty: the scheme has no such set (no mode
 // is compatible with itself), so every step takes the slow path.
 std::vector<std::uint32_t> gate_mode_sets(const Scheme& scheme);
+
+// The modes that conflict with themselves, as a mask: each has an
+// exclusive gate (one holder at a time, through the word itself).
+std::uint32_t exclusive_gate_modes(const Scheme& scheme);
 
 }  // namespace pathlock::impl
 
@@ -118,7 +138,7 @@ struct BasicPathLock<P>::IndexedKey {
 // closes. The path's copy, read by index lookups, follows on its own lines.
 template <typename P>
 struct alignas(64) BasicPathLock<P>::GateRecord {
-  Atomic<std::uint64_t> word{};  // generation << 8 | admitted modes
+  Atomic<std::uint64_t> word{};  // generation << 16 | taken << 8 | admitted modes
   // Set by a fast grant when clear (so written once per eviction pass, not
   // per grant), cleared by eviction's first pass: CLOCK's reference bit.
   Atomic<bool> used_fast{};
@@ -166,14 +186,30 @@ struct BasicPathLock<P>::Gates {
   std::size_t widest = 0;           // most modes in one set: pseudo holds a close may add
   std::uint32_t ancestor_modes = 0;  // a folder's modes: worth remembering at once
 
+  static constexpr unsigned kTakenShift = 8;
+  static constexpr unsigned kGenerationShift = 16;
+  static constexpr std::uint64_t kTakenMask = kModeMask << kTakenShift;
   static std::uint32_t admitted(std::uint64_t word) noexcept { return static_cast<std::uint32_t>(word & kModeMask); }
-  static std::uint64_t generation(std::uint64_t word) noexcept { return word >> 8; }
+  static std::uint32_t taken(std::uint64_t word) noexcept {
+    return static_cast<std::uint32_t>((word & kTakenMask) >> kTakenShift);
+  }
+  static std::uint64_t generation(std::uint64_t word) noexcept { return word >> kGenerationShift; }
+  static std::uint64_t closed_word(std::uint64_t generation) noexcept { return generation << kGenerationShift; }
+  static std::uint64_t open_word(std::uint64_t generation, std::uint32_t set) noexcept {
+    return generation << kGenerationShift | set;
+  }
+  // Modes that conflict with themselves: each has an exclusive gate, the
+  // set of that one mode (impl::exclusive_gate_modes).
+  std::uint32_t exclusive_modes = 0;
+  bool exclusive(std::uint32_t set) const noexcept { return (set & exclusive_modes) != 0; }
   static std::uintptr_t slot_value(const GateRecord* g, impl::ModeId m) noexcept {
     return reinterpret_cast<std::uintptr_t>(&g->word) | m.index;  // &word is 8-aligned; modes < 8
   }
-  // Fast holders of `g`, by mode.
+  // Fast holders of `g`, by mode: its slots, and the mode its word has taken.
   std::array<std::uint32_t, impl::kMaxModes> count(const GateRecord* g) const noexcept {
     std::array<std::uint32_t, impl::kMaxModes> n{};
+    const std::uint32_t taken_mode = taken(g->word.load(std::memory_order_seq_cst));
+    for (std::size_t m = 0; m < n.size(); ++m) n[m] = (taken_mode >> m) & 1U;
     const std::uintptr_t id = slot_value(g, impl::ModeId{0});
     const std::size_t used = std::min(blocks_in_use.load(std::memory_order_seq_cst), kBlocks);
     for (std::size_t b = 0; b < used; ++b) {
@@ -226,10 +262,11 @@ struct BasicPathLock<P>::GateCacheEntry {
   char key[Gates::kCachedKeyBytes];
 };
 
-// A fast step asked for: its slot is set, its gate not yet re-read.
+// A fast step asked for: its slot is set, its gate not yet re-read (or, for
+// an exclusive gate, no slot: settle_fast takes the word).
 template <typename P>
 struct BasicPathLock<P>::FastAsk {
-  Atomic<std::uintptr_t>* slot = nullptr;
+  Atomic<std::uintptr_t>* slot = nullptr;  // nullptr: an exclusive gate's step
   GateRecord* record = nullptr;
   std::uint64_t generation = 0;  // the record's, when this thread cached it
   impl::ModeId mode{};
@@ -293,8 +330,9 @@ bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::
   } else {
     return false;
   }
-  // A look first, so a closed gate costs no store.
+  // A look first, so a closed (or taken) gate costs no store.
   if (!admits(ask, ask.record->word.load(std::memory_order_relaxed))) return false;
+  if (gates_->exclusive(1U << mode.index)) return true;  // settle_fast takes the word
   ask.slot = gates_->publish(ask.record, mode);
   if (ask.slot == nullptr) return false;
   impl::observe<P>(impl::LockEvent::kAsked, key, task, mode);  // the grant's moment, if the gate is still open
@@ -339,7 +377,29 @@ void BasicPathLock<P>::unindex_gate(const Node* node) noexcept {
 
 template <typename P>
 bool BasicPathLock<P>::admits(const FastAsk& ask, std::uint64_t word) noexcept {
-  return Gates::generation(word) == ask.generation && ((Gates::admitted(word) >> ask.mode.index) & 1U) != 0;
+  return Gates::generation(word) == ask.generation && ((Gates::admitted(word) >> ask.mode.index) & 1U) != 0 &&
+         Gates::taken(word) == 0;
+}
+
+template <typename P>
+bool BasicPathLock<P>::take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept {
+  impl::observe<P>(impl::LockEvent::kAsked, ask.key, task, ask.mode);  // the compare-exchange is the grant's moment
+  const std::uint32_t mode = 1U << ask.mode.index;
+  std::uint64_t expected = Gates::open_word(ask.generation, mode);
+  if (ask.record->word.compare_exchange_strong(expected, expected | std::uint64_t{mode} << Gates::kTakenShift,
+                                               std::memory_order_seq_cst)) {
+    return true;
+  }
+  impl::observe<P>(impl::LockEvent::kWithdrawn, ask.key, task, ask.mode);
+  return false;
+}
+
+template <typename P>
+void BasicPathLock<P>::release_exclusive(GateRecord* g) noexcept {
+  // A closer that closed the gate meanwhile saw the mode taken and stands
+  // for this hold with a pseudo hold: the last one out (us) drains it.
+  const std::uint64_t before = g->word.fetch_and(~Gates::kTakenMask, std::memory_order_seq_cst);
+  if (Gates::admitted(before) == 0) drain_gate(g);
 }
 
 template <typename P>
@@ -347,20 +407,27 @@ std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard&
   if (asked.empty()) return 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);  // every slot set above, before any word is read
   std::size_t granted = 0;
-  while (granted < asked.size() && admits(asked[granted], asked[granted].record->word.load(std::memory_order_seq_cst))) {
-    const FastAsk& a = asked[granted++];
+  while (granted < asked.size()) {
+    const FastAsk& a = asked[granted];
+    const bool held = a.slot != nullptr ? admits(a, a.record->word.load(std::memory_order_seq_cst))
+                                        : take_exclusive(a, guard.id_);
+    if (!held) break;
+    ++granted;
     impl::observe<P>(impl::LockEvent::kGranted, a.key, guard.id_, a.mode);
     guard.push_fast(a.slot, a.record, a.mode);  // within the room the caller reserved
     if (!a.record->used_fast.load(std::memory_order_relaxed)) a.record->used_fast.store(true, std::memory_order_relaxed);
   }
   // The first gate that closed meanwhile, and every step after it (taken
   // out of order otherwise), are withdrawn: the caller takes them slowly.
+  // (An exclusive step holds nothing until its compare-exchange succeeds.)
   const auto withdrawn = asked.subspan(granted);
   for (const FastAsk& a : withdrawn) {
+    if (a.slot == nullptr) continue;
     impl::observe<P>(impl::LockEvent::kWithdrawn, a.key, guard.id_, a.mode);
     a.slot->store(0, std::memory_order_release);
   }
-  drain_closed_gates(withdrawn.size(), [&](std::size_t i) { return withdrawn[i].record; });
+  drain_closed_gates(withdrawn.size(),
+                     [&](std::size_t i) { return withdrawn[i].slot != nullptr ? withdrawn[i].record : nullptr; });
   return granted;
 }
 
@@ -410,14 +477,14 @@ bool BasicPathLock<P>::try_fast(std::string_view key, std::uint64_t hash, impl::
 template <typename P>
 void BasicPathLock<P>::close_gate(Node* node) {
   GateRecord* g = node->gate;
-  const std::uint64_t w = g->word.load(std::memory_order_relaxed);  // written only under this shard lock
-  const std::uint32_t admitted = Gates::admitted(w);
+  // Its admitted bits are written only under this shard lock.
+  const std::uint32_t admitted = Gates::admitted(g->word.load(std::memory_order_relaxed));
   if (admitted == 0) return;
   // Room for every pseudo hold first: once the gate is closed, the fast
   // holders must become pseudo holds, or a conflicting request would be
   // granted beside them.
   node->queue.reserve_holders(static_cast<std::size_t>(std::popcount(admitted)));
-  g->word.store(Gates::generation(w) << 8, std::memory_order_seq_cst);
+  g->word.fetch_and(~Gates::kModeMask, std::memory_order_seq_cst);  // a taken mode stays taken
   // The fast holders hold the entry in admitted modes, compatible with every
   // holder of its queue (which queues nobody while the gate is open) and
   // with each other: each mode's pseudo hold is granted at once, and
@@ -448,6 +515,12 @@ void BasicPathLock<P>::maybe_open_gate(Node* node, impl::ModeId mode) noexcept {
       return;
     }
   }
+  // An exclusive gate opens once the entry is idle (reopen_idle_gate). A
+  // shared set, once opened, keeps its place: the read after a write is
+  // fast, the write slow, as before exclusive gates.
+  if (gates_->exclusive(1U << mode.index) && (node->reopen_set == 0 || gates_->exclusive(node->reopen_set))) {
+    node->reopen_set = 1U << mode.index;
+  }
 }
 
 template <typename P>
@@ -459,7 +532,9 @@ void BasicPathLock<P>::reopen_idle_gate(Node* node) noexcept {
 
 template <typename P>
 void BasicPathLock<P>::open_gate(Node* node, std::uint64_t word, std::uint32_t set) noexcept {
-  node->gate->word.store(Gates::generation(word) << 8 | set, std::memory_order_seq_cst);
+  // Nothing is taken (a closed gate's taken mode has a pseudo hold until
+  // its holder clears it), so a store loses nothing.
+  node->gate->word.store(Gates::open_word(Gates::generation(word), set), std::memory_order_seq_cst);
   node->reopen_set = set;
   index_gate(node);
 }
@@ -474,13 +549,13 @@ typename BasicPathLock<P>::GateRetire BasicPathLock<P>::retire_gate(Node* node, 
     }
     // As close_gate, without the reservation: the queue is empty and kept
     // room for a pseudo hold per admitted mode when the gate opened.
-    g->word.store(Gates::generation(w) << 8, std::memory_order_seq_cst);
+    g->word.fetch_and(~Gates::kModeMask, std::memory_order_seq_cst);
     stand_for_fast_holders(node, admitted);
     if (node->pseudo_held != 0) return GateRetire::kMadeActive;
   }
   // A new generation: every thread's cached (record, generation) for the old
   // path misses from now on.
-  g->word.store((Gates::generation(w) + 1) << 8, std::memory_order_seq_cst);
+  g->word.store(Gates::closed_word(Gates::generation(w) + 1), std::memory_order_seq_cst);
   unindex_gate(node);
   return GateRetire::kRetired;
 }

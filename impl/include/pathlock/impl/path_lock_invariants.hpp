@@ -123,19 +123,27 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
   const GateRecord& g = *node.gate;
   if (g.owner != &node || g.shard != node.shard) return "its gate record names another entry or shard";
   if (!g.key.holds(node.key)) return "its gate record's copy of the path (for the index) is not its path";
-  const std::uint32_t admitted = Gates::admitted(g.word.load(std::memory_order_seq_cst));
-  if (admitted != 0 && std::find(gates_->sets.begin(), gates_->sets.end(), admitted) == gates_->sets.end()) {
+  const std::uint64_t word = g.word.load(std::memory_order_seq_cst);
+  const std::uint32_t admitted = Gates::admitted(word);
+  const bool exclusive = admitted != 0 && std::has_single_bit(admitted) && gates_->exclusive(admitted);
+  if (admitted != 0 && !exclusive &&
+      std::find(gates_->sets.begin(), gates_->sets.end(), admitted) == gates_->sets.end()) {
     return impl::concat("its gate admits mask ", admitted, ", not one of the scheme's gate sets");
+  }
+  const std::uint32_t taken = Gates::taken(word);
+  if (taken != 0 && (!std::has_single_bit(taken) || !gates_->exclusive(taken) || (admitted != 0 && taken != admitted))) {
+    return impl::concat("its gate's word has mask ", taken, " taken, not the one mode of its exclusive gate");
   }
   const auto fast = gates_->count(&g);
   const std::uint32_t used = node.queue.held_mask() | node.queue.queued_mask();
   if (admitted != 0 && (node.pseudo_held != 0 || node.queue.queued_mask() != 0 || (used & ~admitted) != 0)) {
     return "its gate is open while its queue holds or queues a mode the gate does not admit, or a pseudo task";
   }
+  if (exclusive && used != 0) return "its exclusive gate is open while its queue holds or queues";
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
     const std::string& name = scheme_.mode_name(impl::ModeId{m});
     const bool pseudo = ((node.pseudo_held >> m) & 1U) != 0;
-    held_fast += fast[m];
+    held_fast += fast[m] - ((taken >> m) & 1U);  // the slots' holders (the caller counts the slots)
     if (fast[m] != 0 && admitted == 0 && !pseudo) {
       return impl::concat("gate closed with ", fast[m], " fast holders of ", name, ", but no pseudo task holds it in ",
                           name);

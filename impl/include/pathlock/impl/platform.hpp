@@ -8,7 +8,8 @@
 // A Platform P provides:
 //
 //   template <class T> P::Atomic       std::atomic<T>'s load/store/exchange/
-//                                      fetch_add/fetch_sub/compare_exchange_*,
+//                                      fetch_add/fetch_sub/fetch_and/
+//                                      compare_exchange_*,
 //                                      default-constructed to T{}.
 //   P::SpinLock                        lock(), unlock(), assert_held(); a
 //                                      CAPABILITY for -Wthread-safety. Held
