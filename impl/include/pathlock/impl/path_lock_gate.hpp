@@ -71,7 +71,7 @@ namespace pathlock::impl {
 // join, each as a mask. The set grown from the ancestor modes comes first,
 // so an entry that is both a folder and a target prefers admitting its
 // descendants' intention modes. Empty: the scheme has no such set (no mode
-// is compatible with itself), so every step takes the slow path.
+// is compatible with itself); its modes have exclusive gates only.
 std::vector<std::uint32_t> gate_mode_sets(const Scheme& scheme);
 
 // The modes that conflict with themselves, as a mask: each has an
