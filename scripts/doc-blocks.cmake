@@ -5,6 +5,8 @@
 #   README.md        explore_bench    reports/bench/explore.md    (scripts/bench.sh)
 #   README.md        sim_bench        reports/bench/sim.md        (scripts/bench.sh)
 #   README.md        plan_bench       reports/bench/plan.md       (scripts/bench.sh)
+#   README.md        scaling_bench_many_cores reports/bench/scaling-many-cores.md
+#                                     (scripts/bench-many-cores.sh, on 16+ cores)
 #   README.md        python_bench     reports/bench/python.md     (scripts/bench.sh)
 #   README.md        python_testing_bench reports/bench/python_testing.md (scripts/bench.sh)
 #   README.md        etcd_bench       reports/bench/etcd.md       (scripts/bench.sh)
@@ -37,6 +39,7 @@ set(block_table
   "sim_bench|README.md|reports/bench/sim.md|bash scripts/bench.sh"
   "plan_bench|README.md|reports/bench/plan.md|bash scripts/bench.sh"
   "scaling_bench|README.md|reports/bench/scaling.md|bash scripts/bench.sh"
+  "scaling_bench_many_cores|README.md|reports/bench/scaling-many-cores.md|bash scripts/bench-many-cores.sh (on a machine of 16 cores or more)"
   "python_bench|README.md|reports/bench/python.md|bash scripts/bench.sh"
   "python_testing_bench|README.md|reports/bench/python_testing.md|bash scripts/bench.sh"
   "etcd_bench|README.md|reports/bench/etcd.md|bash scripts/bench.sh"
