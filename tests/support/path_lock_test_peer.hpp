@@ -113,6 +113,21 @@ struct PathLockTestPeer {
     Lock::SpinLockHolder hold(shard.mu);
     shard.find(path, path_hash(path))->gate->key.assign(other);
   }
+
+  // A waiting acquisition's spin, on any platform L: a waiter whose entry's
+  // grant count is watch_entry's (none: no entry to watch), granted by grant().
+  template <typename L>
+  class SpinningWaiter {
+   public:
+    void watch_entry(const typename L::template Atomic<std::uint32_t>* entry_grants) {
+      waiter_.entry_grants = entry_grants;
+    }
+    void grant() { waiter_.state.store(L::Waiter::State::kWoken, std::memory_order_release); }
+    bool spin_for_grant() const { return L::spin_for_grant(waiter_); }
+
+   private:
+    typename L::Waiter waiter_;
+  };
 };
 
 }  // namespace pathlock::impl

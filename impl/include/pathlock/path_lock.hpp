@@ -118,9 +118,11 @@
 // high bits of the path's hash), each an intrusive hash table behind a
 // SpinLock (impl/mutex.hpp); there is no global mutex. A step holds one shard
 // lock for a few hundred instructions and never blocks under it. A step that
-// must wait queues itself, leaves the shard, spins on its own state for up
-// to 20 us (a lock released within microseconds is handed over without a
-// sleep and a wake-up), then sleeps on its own condition variable. The
+// must wait queues itself, leaves the shard, spins on its own state in
+// rounds of 20 us (a lock released within microseconds is handed over
+// without a sleep and a wake-up), another round while its entry granted
+// somebody in the last one (up to 64: a long queue of short holds stays
+// awake, no convoy of wake-ups), then sleeps on its own condition variable. The
 // releasing thread grants it under the shard lock: a waiter still spinning
 // by one compare-exchange, after which the releaser never touches it (no
 // mutex, no notify: the handoff's only shared write); a sleeper is marked
@@ -530,6 +532,8 @@ class BasicPathLock {
   // off the node onto `to_wake` (wake_all wakes them once the shard lock is
   // released), lists the node if idle (evicting beyond the bound).
   void settle(Node* node, std::span<const impl::LockEntry> granted, Waiter*& to_wake) noexcept;
+  // Spins while the waiter's entry keeps granting; true once it is granted.
+  static bool spin_for_grant(const Waiter& waiter);
   AcquireStatus wait_for_grant(Waiter& waiter, WaitPolicy policy, typename Clock::time_point deadline,
                                StopToken& stop);
   // REQUIRES: node->shard->mu held. Marks the acquisitions that `granted`

@@ -142,6 +142,7 @@ typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::St
       node->sleepers.reserve(node->sleepers.size() + 1);  // before queueing: no waiter without a sleeper
       node->queue.acquire(scheme_, guard.id_, step.mode);  // queues: try_acquire said so
       node->sleepers.emplace_back(guard.id_, waiting);
+      waiting->entry_grants = &node->grants;  // the entry outlives the wait: it queues us
       impl::observe<P>(impl::LockEvent::kQueued, node->key, guard.id_, step.mode);
       return StepResult::kQueued;
     }

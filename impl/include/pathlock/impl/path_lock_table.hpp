@@ -43,6 +43,10 @@ struct alignas(64) BasicPathLock<P>::Node {
   std::uint32_t reopen_set = 0;   // the gate set it last opened with: reopened when the entry goes idle (0: none yet)
   impl::LockQueue queue;
   std::vector<std::pair<impl::TaskId, Waiter*>> sleepers;  // waiting acquisitions
+  // Grants to its waiters so far (mod 2^32), written under shard->mu, read
+  // by its spinning waiters without it: a queue that moves keeps them
+  // spinning (path_lock_waiter.hpp).
+  Atomic<std::uint32_t> grants{};
 };
 
 template <typename P>

@@ -1,9 +1,10 @@
 #pragma once
-// BasicPathLock's waiting: a step that must wait spins briefly on its own
-// state, then sleeps on its own condition variable. A grant comes under the
-// shard lock. A waiter still spinning is marked kWoken there, by one
-// compare-exchange, and never touched again: the handoff costs the granting
-// thread no mutex and no notify, and the waiter no sleep. A waiter that went
+// BasicPathLock's waiting: a step that must wait spins on its own state
+// while its entry's queue moves, then sleeps on its own condition
+// variable. A grant comes under the shard lock. A waiter still spinning
+// is marked kWoken there, by one compare-exchange, and never touched
+// again: the handoff costs the granting thread no mutex and no notify, and
+// the waiter no sleep. A waiter that went
 // to sleep (kSleeping, set under its mutex) is marked kGranted and, once the
 // granting thread has left the shard lock, woken under its mutex (kWoken):
 // no blocking call under a spin lock, and a sleeper returns only once it has
@@ -31,9 +32,15 @@ struct BasicPathLock<P>::Waiter {
   // A waiter spins (pauses, then a few yields) before it sleeps: a lock
   // released within microseconds is handed over without the two context
   // switches of a sleep and a wake-up, and the thread granting it never
-  // waits for a sleeper to wake. It spins for kSpinFor, at most
-  // impl::max_spin_pauses<P>() pauses; on a busy lock the next grant often
-  // comes sooner than a futex wake-up would.
+  // waits for a sleeper to wake. It spins in rounds of kSpinFor, each at
+  // most impl::max_spin_pauses<P>() pauses, and starts another round (up
+  // to impl::max_spin_rounds<P>(), yielding once between rounds) while its
+  // entry granted somebody during the last one. So a waiter far back in a
+  // queue of short holds stays awake however long the queue, and sleeps
+  // only once the queue stands still for a round: otherwise one sleeper's
+  // wake-up (several microseconds on a virtual machine) stalls the queue
+  // long enough that everyone behind it sleeps too, and every later handoff
+  // waits for a wake-up (a convoy: 16 threads fell to 3% of one's rate).
   static constexpr auto kSpinFor = std::chrono::microseconds(20);
   static constexpr int kSpinClockEvery = 64;  // pauses between looks at the clock
   static constexpr int kSpinYields = 8;
@@ -50,6 +57,7 @@ struct BasicPathLock<P>::Waiter {
   bool cancelled = false;           // set by the stop callback, under mu
   Waiter* next_to_wake = nullptr;   // a wake list, while kGranted
   const model::Request* request = nullptr;  // what it acquires, for describe_waits()
+  const Atomic<std::uint32_t>* entry_grants = nullptr;  // its entry's Node::grants, set when it queues
   // An async acquisition's waiter: a grant resumes the op (on the granting
   // thread, once it has left the shard lock) instead of waking a thread.
   AsyncOp* async = nullptr;
@@ -150,6 +158,9 @@ inline void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::Loc
     if (it == node->sleepers.end()) continue;  // a pseudo holder of the root
     Waiter* w = it->second;
     node->sleepers.erase(it);
+    if constexpr (impl::max_spin_rounds<P>() > 1) {
+      node->grants.store(node->grants.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
     if (w->async == nullptr) {
       // Still spinning: it sees this and returns; nothing more to do for it.
       auto spinning = Waiter::State::kWaiting;
@@ -181,21 +192,42 @@ inline void BasicPathLock<P>::wake_all(Waiter* to_wake) noexcept {
 }
 
 template <typename P>
+bool BasicPathLock<P>::spin_for_grant(const Waiter& waiter) {
+  const auto woken = [&waiter] {
+    return waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken;
+  };
+  const int pauses = impl::max_spin_pauses<P>();
+  std::uint32_t grants_seen = 0;
+  if (impl::max_spin_rounds<P>() > 1 && waiter.entry_grants != nullptr) {
+    grants_seen = waiter.entry_grants->load(std::memory_order_relaxed);
+  }
+  for (int round = 0; round < impl::max_spin_rounds<P>(); ++round) {
+    if (round > 0) P::yield();  // a core shared with the holder (or the next grantee) is theirs a moment
+    const auto spin_until = Clock::now() + Waiter::kSpinFor;
+    for (int i = 0; i < pauses; ++i) {
+      if (woken()) return true;
+      P::pause();
+      if ((i + 1) % Waiter::kSpinClockEvery == 0 && Clock::now() >= spin_until) break;
+    }
+    // Another round only if the queue moved during this one.
+    if (round + 1 == impl::max_spin_rounds<P>() || waiter.entry_grants == nullptr) break;
+    const std::uint32_t grants_now = waiter.entry_grants->load(std::memory_order_relaxed);
+    if (grants_now == grants_seen) break;
+    grants_seen = grants_now;
+  }
+  for (int i = 0; i < Waiter::kSpinYields; ++i) {
+    if (woken()) return true;
+    P::yield();
+  }
+  return woken();
+}
+
+template <typename P>
 AcquireStatus BasicPathLock<P>::wait_for_grant(Waiter& waiter, WaitPolicy policy,
                                                typename Clock::time_point deadline, StopToken& stop) {
   // Spin first: on a short critical section the grant comes within
   // microseconds, and a grant to a spinning waiter touches nothing after it.
-  const auto spin_until = Clock::now() + Waiter::kSpinFor;
-  const int pauses = impl::max_spin_pauses<P>();
-  for (int i = 0; i < pauses + Waiter::kSpinYields; ++i) {
-    if (waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken) return AcquireStatus::kGranted;
-    if (i < pauses) {
-      P::pause();
-      if ((i + 1) % Waiter::kSpinClockEvery == 0 && Clock::now() >= spin_until) i = pauses - 1;  // on to the yields
-    } else {
-      P::yield();
-    }
-  }
+  if (spin_for_grant(waiter)) return AcquireStatus::kGranted;
   // Then sleep on our own condition variable, outside any shard lock.
   const auto cancel = [&waiter] {
     std::lock_guard<typename P::Mutex> hold(waiter.mu);

@@ -50,6 +50,10 @@
 //                                      after 20 us by P::Clock). A platform
 //                                      whose clock stands still while a
 //                                      thread spins sets a small one.
+//   P::kMaxSpinRounds                  optional: the most such spins
+//                                      (rounds) a waiter chains while the
+//                                      entry it waits on keeps granting
+//                                      (default 64; 1: never more than one)
 //
 // The lock on a platform is BasicPathLock<P> (pathlock/path_lock.hpp); one
 // translation unit instantiates it with
@@ -134,6 +138,17 @@ constexpr int max_spin_pauses() noexcept {
     return P::kMaxSpinPauses;
   } else {
     return 1 << 14;
+  }
+}
+
+// The most spin rounds a waiter chains while its entry keeps granting:
+// P::kMaxSpinRounds where P has one.
+template <typename P>
+constexpr int max_spin_rounds() noexcept {
+  if constexpr (requires { P::kMaxSpinRounds; }) {
+    return P::kMaxSpinRounds;
+  } else {
+    return 64;
   }
 }
 

@@ -223,6 +223,10 @@ struct DeterministicPlatform {
   // The virtual clock stands still while a thread spins, so a waiter's
   // spin is bounded by count alone: as many turns as before it went by time.
   static constexpr int kMaxSpinPauses = 256;
+  // One round: a spin chained while the entry keeps granting is more
+  // pauses and yields, which change no outcome the search judges, only
+  // lengthen every schedule (path_lock_spin_test.cpp checks the rule).
+  static constexpr int kMaxSpinRounds = 1;
   // The logical thread's index (0 outside a run).
   static std::size_t thread_slot() noexcept {
     const detail::Executor* executor = detail::active_executor();

@@ -1,0 +1,110 @@
+// A waiter's spin (path_lock_waiter.hpp): it sleeps once its entry stands
+// still for a round, and stays awake while the entry keeps granting, so a
+// queue of short holds never turns into a convoy of wake-ups. Run on a
+// scripted platform: each clock read is a round's length later, each pause
+// may move the queue or grant the waiter, and yields are counted.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+#include "pathlock/impl/path_lock_definitions.hpp"
+#include "pathlock/impl/platform.hpp"
+#include "support/path_lock_test_peer.hpp"
+
+namespace pathlock::spin_test {
+
+struct Script {
+  std::function<void()> on_pause;
+  long pauses = 0;
+  long yields = 0;
+};
+Script g_script;
+
+struct ScriptedPlatform : impl::StdPlatform {
+  // Every read is 20 us after the last: a round ends at its first look at the clock.
+  struct Clock {
+    using duration = std::chrono::nanoseconds;
+    using rep = duration::rep;
+    using period = duration::period;
+    using time_point = std::chrono::time_point<Clock>;
+    static time_point now() noexcept {
+      static rep ticks = 0;
+      ticks += std::chrono::nanoseconds(std::chrono::microseconds(20)).count();
+      return time_point(duration(ticks));
+    }
+  };
+  static void pause() {
+    ++g_script.pauses;
+    if (g_script.on_pause) g_script.on_pause();
+  }
+  static void yield() noexcept { ++g_script.yields; }
+};
+
+}  // namespace pathlock::spin_test
+
+namespace pathlock {
+namespace {
+
+using Lock = BasicPathLock<spin_test::ScriptedPlatform>;
+using Peer = impl::PathLockTestPeer;
+using spin_test::g_script;
+
+// Pauses in one round: a round ends at its first look at the clock.
+constexpr long kRound = 64;
+constexpr int kRounds = impl::max_spin_rounds<spin_test::ScriptedPlatform>();
+constexpr int kYieldsBeforeSleep = 8;
+constexpr long kGrantedAt = 5 * kRound + 10;  // a pause in the sixth round
+
+struct SpinTest : ::testing::Test {
+  void SetUp() override { g_script = {}; }
+  void TearDown() override { g_script = {}; }
+  Peer::SpinningWaiter<Lock> waiter;
+  std::atomic<std::uint32_t> entry_grants{0};
+};
+
+TEST_F(SpinTest, AnEntryThatStandsStillSendsTheWaiterToSleepAfterOneRound) {
+  waiter.watch_entry(&entry_grants);
+  EXPECT_FALSE(waiter.spin_for_grant());
+  EXPECT_EQ(g_script.pauses, kRound);
+  EXPECT_EQ(g_script.yields, kYieldsBeforeSleep);
+}
+
+TEST_F(SpinTest, AnEntryThatKeepsGrantingKeepsTheWaiterSpinningUpToTheRoundLimit) {
+  waiter.watch_entry(&entry_grants);
+  g_script.on_pause = [this] { entry_grants.fetch_add(1); };
+  EXPECT_FALSE(waiter.spin_for_grant());
+  EXPECT_EQ(g_script.pauses, kRound * kRounds);
+  // One yield between rounds (a core shared with the next grantee), then the last ones.
+  EXPECT_EQ(g_script.yields, (kRounds - 1) + kYieldsBeforeSleep);
+}
+
+TEST_F(SpinTest, TheQueueMovingForThreeRoundsThenStoppingGivesFourRounds) {
+  waiter.watch_entry(&entry_grants);
+  g_script.on_pause = [this] {
+    if (g_script.pauses <= 3 * kRound) entry_grants.fetch_add(1);
+  };
+  EXPECT_FALSE(waiter.spin_for_grant());
+  EXPECT_EQ(g_script.pauses, 4 * kRound);
+}
+
+TEST_F(SpinTest, AGrantWhileTheQueueMovesEndsTheSpinAtOnce) {
+  waiter.watch_entry(&entry_grants);
+  g_script.on_pause = [this] {
+    entry_grants.fetch_add(1);
+    if (g_script.pauses == kGrantedAt) waiter.grant();
+  };
+  EXPECT_TRUE(waiter.spin_for_grant());
+  EXPECT_EQ(g_script.pauses, kGrantedAt);
+}
+
+TEST_F(SpinTest, AWaiterWithNoEntryToWatchSpinsOneRound) {
+  g_script.on_pause = [this] { entry_grants.fetch_add(1); };
+  EXPECT_FALSE(waiter.spin_for_grant());
+  EXPECT_EQ(g_script.pauses, kRound);
+}
+
+}  // namespace
+}  // namespace pathlock
