@@ -3,11 +3,50 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 
 namespace pathlock::impl {
 
 namespace {
 constexpr std::string_view kRootText = "/";
+
+// Sorts the steps by `order` when its first key is depth (ancestor-first,
+// deepest-first, and user orders that start so), each step's depth known
+// from where it was emitted: the order's own comparison counts both depths
+// at every call, which was most of a two-path request's planning. Ties
+// (equal depths) go to the order itself.
+// An insertion sort: a plan's steps are few and mostly in order already.
+// False (nothing done) for other orders and for plans beyond the buffer's
+// inline room.
+// REQUIRES: `out` as plan_into emitted it, each path as its chain from the
+// root ("/", then each proper ancestor, then the path), so a step's depth is
+// its distance from the root step that starts its chain.
+bool sort_by_emitted_depth(const LockOrder& order, StepBuffer& out) {
+  const auto keys = order.keys();
+  const std::size_t n = out.size();
+  if (keys.empty() || keys[0].by != OrderKeyKind::kDepth || n > StepBuffer::kInline) return false;
+  const bool deeper_first = keys[0].direction == Direction::kDescending;
+  std::size_t depth[StepBuffer::kInline];  // uninitialised: only [0, n) is read
+  StepView* steps = out.begin();
+  assert(n == 0 || steps[0].lock == kRootText);
+  for (std::size_t i = 0; i < n; ++i) depth[i] = steps[i].lock == kRootText ? 0 : depth[i - 1] + 1;
+  const auto before = [&](std::size_t da, std::string_view a, std::size_t db, std::string_view b) {
+    if (da != db) return deeper_first ? da > db : da < db;
+    return order.less(a, b);
+  };
+  for (std::size_t i = 1; i < n; ++i) {
+    const StepView step = steps[i];
+    const std::size_t d = depth[i];
+    std::size_t j = i;
+    for (; j > 0 && before(d, step.lock, depth[j - 1], steps[j - 1].lock); --j) {
+      steps[j] = steps[j - 1];
+      depth[j] = depth[j - 1];
+    }
+    steps[j] = step;
+    depth[j] = d;
+  }
+  return true;
+}
 }  // namespace
 
 void plan_into(const Scheme& scheme, const model::Request& request, StepBuffer& out) {
@@ -55,8 +94,10 @@ void plan_into(const Scheme& scheme, const model::Request& request, StepBuffer& 
     // ancestors first.
     const bool one_path = request.reads().size() + request.writes().size() == 1;
     if (one_path && order.ancestry() == Ancestry::kAncestorsFirst) return;  // distinct and sorted
-    const auto less = [&](const StepView& x, const StepView& y) { return order.less(x.lock, y.lock); };
-    std::sort(out.begin(), out.end(), less);
+    if (!sort_by_emitted_depth(order, out)) {
+      std::sort(out.begin(), out.end(),
+                [&](const StepView& x, const StepView& y) { return order.less(x.lock, y.lock); });
+    }
     std::size_t kept = 0;
     for (std::size_t i = 0; i < out.size(); ++i) {
       if (kept > 0 && steps[kept - 1].lock == steps[i].lock) {

@@ -72,12 +72,24 @@ RC_GTEST_PROP(PlanProps, PairwiseConflictCheckAgreesWithTheMerge, (const Request
             plans_conflict(request_order, plan_for(request_order, a), plan_for(request_order, b)).has_value());
 }
 
+// The built-in orders, and orders from keys that start with depth (planning
+// sorts those by each step's depth counted once; ties go to the components
+// key, or to the whole order past a rank key).
 std::vector<Scheme> every_scheme_and_order() {
+  static const std::vector<LockOrder> keyed{
+      LockOrder::from_keys("depth-then-components-descending",
+                           {OrderKey::depth(Direction::kAscending), OrderKey::components(Direction::kDescending)}),
+      LockOrder::from_keys("deepest-then-ranked",
+                           {OrderKey::depth(Direction::kDescending),
+                            OrderKey::rank({P("/b"), P("/a/b"), P("/a")}, Unranked::kBefore),
+                            OrderKey::components(Direction::kAscending)}),
+  };
   std::vector<Scheme> out;
   for (const auto* s : builtin_schemes()) {
     for (const auto* o : LockOrder::builtins()) {
       if (o->totality() == Totality::kStrictTotal) out.push_back(s->with_order(*o, s->name() + "/" + o->name()));
     }
+    for (const auto& o : keyed) out.push_back(s->with_order(o, s->name() + "/" + o.name()));
   }
   return out;
 }
