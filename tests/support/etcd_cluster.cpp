@@ -67,6 +67,24 @@ pid_t spawn_process(const std::vector<std::string>& argv, posix_spawn_file_actio
 }  // namespace
 
 EtcdCluster::EtcdCluster(int members) {
+  // A port found free can be taken before etcd binds it (another test's
+  // cluster or client, under ctest -j): such a start is retried on new ports.
+  constexpr int kAttempts = 4;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      start_cluster(members);
+      return;
+    } catch (const PortTaken& e) {
+      if (attempt == kAttempts) {
+        throw std::runtime_error("etcd cluster did not start: a port was taken on each of " +
+                                 std::to_string(kAttempts) + " attempts; last: " + e.what());
+      }
+    }
+  }
+}
+
+void EtcdCluster::start_cluster(int members) {
+  members_.clear();
   root_ = (fs::temp_directory_path() / ("pathlock-etcd-" + std::to_string(::getpid()) + "-" +
                                         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())))
               .string();
@@ -90,10 +108,18 @@ EtcdCluster::EtcdCluster(int members) {
                          .call_timeout = std::chrono::milliseconds(1000),
                          .unavailable_after = std::chrono::milliseconds(20000)});
     client.call("kv/range", {{"key", etcd::base64_encode("pathlock-health")}});
+    // A quorum answers even with one member down: each must still run.
+    for (auto& m : members_) {
+      if (::waitpid(m.pid, nullptr, WNOHANG) == m.pid) {
+        m.pid = -1;
+        throw std::runtime_error(m.name + " exited");
+      }
+    }
   } catch (const std::exception& e) {
     std::string logs;
     for (int i = 0; i < size(); ++i) logs += "\n--- " + members_[static_cast<std::size_t>(i)].name + ":\n" + log_tail(i);
     stop_all();
+    if (logs.find("address already in use") != std::string::npos) throw PortTaken(e.what() + logs);
     throw std::runtime_error(std::string("etcd cluster did not start: ") + e.what() + logs);
   }
 }

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,13 @@ class EtcdCluster {
     std::string log_file;
     pid_t pid = -1;
   };
+  // A member could not bind a port found free a moment before.
+  struct PortTaken : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  // One attempt: new ports, the members started, one linearizable read.
+  // Throws PortTaken (everything stopped) if a member's port was taken.
+  void start_cluster(int members);
   void start(Member& m, const std::string& initial_cluster, const std::string& token);
   void stop_all() noexcept;
   std::string root_;
