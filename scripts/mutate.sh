@@ -79,7 +79,10 @@ html_text() {
 md_cell() { local s=$1; printf '%s' "${s//|/\\|}"; }
 
 # --- the mutants and their evidence ---
-count=$(mutant -DMODE=list | head -n 1)
+# sed reads the whole list: `head -n 1` can exit before cmake's second write
+# of a list longer than its 1 KiB chunks, and SIGPIPE (with pipefail) then
+# ended this script without a word.
+count=$(mutant -DMODE=list | sed -n 1p)
 names=() areas=() mechanisms=() whats=() files=() expects=() needs=() gaps=() limits=() evidence=()
 fields=$(mktemp)
 trap 'rm -f "$fields"' EXIT
