@@ -18,6 +18,7 @@
 #include "pathlock/impl/path_lock_definitions.hpp"
 #include "pathlock/path_lock.hpp"
 #include "support/path_lock_support.hpp"
+#include "support/test_clock.hpp"
 #include "support/watchdog.hpp"
 
 // Named, not anonymous: the lock is explicitly instantiated on this
@@ -109,16 +110,15 @@ struct CountingPlatform {
   };
 
   // A steady clock of its own (its time_point is not steady_clock's).
-  struct Clock {
-    using duration = std::chrono::nanoseconds;
-    using rep = duration::rep;
-    using period = duration::period;
-    using time_point = std::chrono::time_point<Clock>;
-    static time_point now() noexcept {
+  struct CountedSteadyNow {
+    std::chrono::nanoseconds::rep operator()() const noexcept {
       g_uses.clock_reads.fetch_add(1, std::memory_order_relaxed);
-      return time_point(std::chrono::steady_clock::now().time_since_epoch());
+      return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+          .count();
     }
   };
+  using Clock = testing_support::TestClock<CountedSteadyNow>;
 
   class CondVar {
    public:

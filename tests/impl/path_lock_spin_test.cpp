@@ -13,6 +13,7 @@
 #include "pathlock/impl/path_lock_definitions.hpp"
 #include "pathlock/impl/platform.hpp"
 #include "support/path_lock_test_peer.hpp"
+#include "support/test_clock.hpp"
 
 namespace pathlock::spin_test {
 
@@ -25,17 +26,14 @@ Script g_script;
 
 struct ScriptedPlatform : impl::StdPlatform {
   // Every read is 20 us after the last: a round ends at its first look at the clock.
-  struct Clock {
-    using duration = std::chrono::nanoseconds;
-    using rep = duration::rep;
-    using period = duration::period;
-    using time_point = std::chrono::time_point<Clock>;
-    static time_point now() noexcept {
-      static rep ticks = 0;
+  struct TwentyMicrosecondsPerRead {
+    std::chrono::nanoseconds::rep operator()() const noexcept {
+      static std::chrono::nanoseconds::rep ticks = 0;
       ticks += std::chrono::nanoseconds(std::chrono::microseconds(20)).count();
-      return time_point(duration(ticks));
+      return ticks;
     }
   };
+  using Clock = testing_support::TestClock<TwentyMicrosecondsPerRead>;
   static void pause() {
     ++g_script.pauses;
     if (g_script.on_pause) g_script.on_pause();

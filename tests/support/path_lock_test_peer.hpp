@@ -90,6 +90,12 @@ struct PathLockTestPeer {
     const Lock::GateCacheEntry& e = cache[gate_cache_index(path_hash(path))];
     return e.lock_uid == lock.uid_ && e.hash == path_hash(path) && std::string_view(e.key, e.length) == path;
   }
+  // How many steps the calling thread's plan memo holds for `request` in
+  // `lock` (0: it does not know the request).
+  static std::size_t memoized_steps(const Lock& lock, const model::Request& request) {
+    const auto found = lock.look_up_plan_memo(request);
+    return found.match == Lock::MemoMatch::kHit ? found.entry->steps : 0;
+  }
   // The record the lock-wide gate index names for `path`'s slot, and the
   // record of `path`'s entry (nullptr: none).
   static const void* indexed_record(const Lock& lock, std::string_view path) {

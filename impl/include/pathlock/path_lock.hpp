@@ -175,7 +175,7 @@
 //
 // An exclusive gate admits one holder at a time: its step takes the word
 // itself (one compare-exchange from open and untaken to taken, after the
-// prefix's fence), and its release gives it back (one fetch_and; if the
+// prefix's fence), and its release gives it back (one fetch_sub; if the
 // gate closed meanwhile, it drains). It opens only when the entry goes idle
 // after a slow grant of that mode (a slow holder is no bit of the word), and
 // only where no shared set has opened before (reads of a path keep their
@@ -190,6 +190,27 @@
 //   exclusive gate open  =>  the entry's queue is idle
 //   gate closed  and  a slot (gate, m) set, or m taken  =>  pseudo task m holds the entry in m
 //   a record's generation changes  =>  no slot names it
+//
+// PLAN MEMO. Each thread remembers, per lock, the last one-path requests
+// (a read, or a write or delete, of a path of at most 80 bytes) that it
+// took wholly fast: for each step of the plan, the gate record and
+// generation it went through, its mode, and its lock (a prefix of the
+// path). The next acquire of the same request (found by the request's
+// shape and path text, compared whole) sets each step's slot straight from
+// the memo, with no planning, no hashing of the prefixes and no gate cache
+// look-ups; then the one fence, and each word re-read, as for any fast
+// prefix. A memo is a cache of what the gate cache and index would find,
+// trusted no further: a (record, generation) names one path's gate until
+// the record starts a new generation, and a gate that refuses (closed,
+// taken, or of another generation) ends the fast prefix there: the acquire
+// plans the request and takes the rest slowly, in plan order, and the entry
+// is dropped (the next wholly fast acquire memoizes the gates as they are
+// then). A plan with a step taken slowly is never memoized. 64 entries per
+// thread (about 30 KiB), direct-mapped by a hash of the path, shared by
+// every lock of the platform (keyed by the lock's uid); a request takes
+// another's entry only the second time in a row it is refused it, so that
+// requests spread over thousands of paths do not rewrite the memo at every
+// acquire for no hit.
 //
 // INVARIANTS (per shard, under its lock):
 //   entries == nodes linked from the buckets == active + idle_count
@@ -210,9 +231,11 @@
 // (impl/path_lock_definitions.hpp holds the template's definitions).
 //
 // COSTS. An uncontended acquire allocates nothing once its entries exist (and
-// its plan has at most impl::StepBuffer::kInline steps); see the README for
-// measured times against std::mutex, std::shared_mutex and a map of
-// shared_mutexes.
+// its plan has at most impl::StepBuffer::kInline steps). A request taken
+// from the plan memo costs one fence to acquire and one to release, plus a
+// compare-exchange and an exchange-add for a written leaf's exclusive gate;
+// see the README for measured times against std::mutex, std::shared_mutex
+// and a map of shared_mutexes.
 //
 // ERRORS. Requests are model::Request, validated when built (a malformed key
 // or path, or an empty request, throws model::InputError there). A deadline
@@ -390,6 +413,9 @@ class BasicPathLock {
   struct Gates;
   struct GateCacheEntry;
   struct FastAsk;
+  union FastAskRoom;
+  struct SlotCursor;
+  struct PlanMemoEntry;
   template <typename T>
   using Atomic = typename P::template Atomic<T>;
   using SpinLockHolder = impl::Locked<typename P::SpinLock>;
@@ -455,11 +481,48 @@ class BasicPathLock {
   // slot set, one fence, each gate re-read in order; the first that no
   // longer admits its step, and the steps after it, are withdrawn. Returns
   // how many steps are held. try_fast: the same for one step.
-  std::size_t take_fast_prefix(std::span<const impl::StepView> steps, Guard& guard) noexcept;
+  // Whether a thread's gate cache or plan memo is made if it is missing.
+  enum class GateCacheUse : std::uint8_t { kLookOnly, kMakeIfMissing };
+  // PLAN MEMO (impl/path_lock_memo.hpp). What the calling thread's memo
+  // knows of a request: kNotMemoizable (not one path, a long path, no
+  // gates), kMiss, or kHit (`entry` holds its plan's gates).
+  enum class MemoMatch : std::uint8_t { kNotMemoizable, kMiss, kHit };
+  enum class MemoShape : std::uint8_t { kReadOne, kWriteOne };
+  struct MemoLookup {
+    MemoMatch match = MemoMatch::kNotMemoizable;
+    MemoShape shape = MemoShape::kReadOne;
+    std::string_view path;  // the request's one path
+    std::uint64_t hash = 0;  // impl::memo_hash(path)
+    PlanMemoEntry* entry = nullptr;  // kHit only
+  };
+  MemoLookup look_up_plan_memo(const model::Request& request) const noexcept;
+  // Where an acquire starts: the steps it takes fast, with one fence. By
+  // the memo on a hit (planning only if a gate refuses); else planned and
+  // taken by take_fast_prefix, and memoized if every step was granted. Sets
+  // the guard kGranted first (a rollback releases what is held).
+  struct FastStart {
+    std::size_t held = 0;     // steps held, the plan's first
+    std::size_t planned = 0;  // steps in the plan
+    const impl::StepBuffer* plan = nullptr;  // planned in `scratch`; nullptr: not planned (every step held)
+  };
+  FastStart start_fast(const model::Request& request, impl::ScratchSteps& scratch, Guard& guard);
+  // The memo's plan, each step's slot set from the (gate, generation) it
+  // remembers, then settle_fast.
+  std::size_t take_memoized_plan(const PlanMemoEntry& entry, std::string_view path, Guard& guard) noexcept;
+  void memoize_plan(const MemoLookup& lookup, std::span<const FastAsk> granted) noexcept;
+  static PlanMemoEntry* plan_memo(GateCacheUse use) noexcept;
+  // `memo`, if not null: the request's lookup (a miss), memoized if every step is granted.
+  std::size_t take_fast_prefix(std::span<const impl::StepView> steps, Guard& guard,
+                               const MemoLookup* memo = nullptr) noexcept;
   bool try_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, Guard& guard) noexcept;
   // Sets a slot for `key` in `mode` (not yet a hold), if this thread's gate
   // cache knows the entry's gate, it admits the mode and a slot is free.
-  bool ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task, FastAsk& ask) noexcept;
+  // `cursor`: where the prefix's next slot is looked for (SlotCursor).
+  bool ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task, FastAsk& ask,
+                SlotCursor& cursor) noexcept;
+  // The end of ask_fast, for a gate known by (record, generation): sets the
+  // slot if the word admits the ask now (an exclusive gate's step sets none).
+  bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept;
   // The gate of `key` through the lock-wide index, if the record there
   // holds `key` in the generation read and its gate admits `mode` (not yet
   // a hold: ask_fast publishes a slot, settle_fast re-reads the word).
@@ -476,7 +539,7 @@ class BasicPathLock {
   // and untaken in the ask's generation), or withdraws. release_exclusive:
   // gives it back, draining the gate if it closed meanwhile.
   bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
-  void release_exclusive(GateRecord* gate) noexcept;
+  void release_exclusive(GateRecord* gate, impl::ModeId mode) noexcept;
   // Fences, then grants the longest prefix of `asked` whose gates still
   // admit it and withdraws the rest; returns how many were granted.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
@@ -494,7 +557,6 @@ class BasicPathLock {
   // Where a thread learns an entry's gate: its slow step (under the shard
   // lock), or a folder's gate found through the index.
   void remember_gate(std::string_view key, std::uint64_t hash, GateRecord* record, std::uint64_t generation) noexcept;
-  enum class GateCacheUse : std::uint8_t { kLookOnly, kMakeIfMissing };
   static GateCacheEntry* gate_cache(GateCacheUse use) noexcept;
   // REQUIRES: node->shard->mu held. Closes the entry's gate, turning its
   // fast holders into pseudo holds (strong guarantee).
@@ -609,15 +671,20 @@ class BasicPathLock<P>::Guard {
   // The next hold's place, filled in by the caller field by field (a Held
   // built on the stack and copied in stalls on store forwarding).
   Held& next_held();
-  const Held& held(std::size_t i) const noexcept { return i < kInline ? inline_[i] : heap_[i - kInline]; }
+  const Held& held(std::size_t i) const noexcept { return i < kInline ? inline_.at[i] : heap_[i - kInline]; }
 
   BasicPathLock* lock_ = nullptr;
   impl::TaskId id_ = 0;
   AcquireStatus status_ = AcquireStatus::kReleased;
   std::size_t count_ = 0;
-  // Only inline_[0, min(count_, kInline)) is ever read: left uninitialised,
-  // since zeroing 512 bytes per acquire costs more than a lock step.
-  Held inline_[kInline];
+  // Only inline_.at[0, min(count_, kInline)) is ever read: left
+  // uninitialised (not even each hold's mode), since initialising 32 holds
+  // per acquire costs more than a lock step.
+  union HeldRoom {
+    HeldRoom() noexcept {}
+    Held at[kInline];
+  };
+  HeldRoom inline_;
   std::vector<Held> heap_;  // steps beyond kInline
 };
 

@@ -278,6 +278,19 @@ std::vector<LockProgram> builtin_programs() {
               {{{call(write(p("/a"))), call(write(p("/a")), WaitStyle::kBlocking, hold)}},
                {{call(write(p("/b"))), call(write(p("/ab")))}},
                {{call(read(p("/a")), WaitStyle::kTimed)}}}),
+      // A thread's plan memo (path_lock.hpp: PLAN MEMO): its first read of
+      // /a is slow and opens the gates, its second is fast and memoized, and
+      // its write of /a must not be served the reads' plan while the other
+      // thread reads /a.
+      program("plan-memo-shapes", "a thread's memoized read of /a must not serve its write of /a",
+              {{{call(read(p("/a"))), call(read(p("/a"))), call(write(p("/a")))}}, {{call(read(p("/a")))}}}),
+      // The reader's reads open /a/b's gate for reads, so a write of /a/b
+      // may take the folders fast and /a/b slowly: a plan only partly fast,
+      // which must not be memoized. The writer's third write may come from
+      // its memo while the reader closes a gate under it.
+      program("plan-memo-partly-fast", "a write whose folders alone were fast must not be memoized as its whole plan",
+              {{{call(write(p("/a/b"))), call(write(p("/a/b"))), call(write(p("/a/b")))}},
+               {{call(read(p("/a/b"))), call(read(p("/a")))}}}),
       program("async-handler-acquires-again", "a handler releases and starts the next acquisition beside a writer",
               {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsyncAgain)}}, {{call(read(p("/a/b")))}}}),
   };

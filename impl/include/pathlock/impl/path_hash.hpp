@@ -43,8 +43,9 @@ inline std::uint64_t path_hash(std::string_view text) noexcept {
 
 // Whether a[0, n) == b[0, n), inlined: eight bytes at a time, the last
 // eight read overlapping the ones before (never past either end). A call
-// to memcmp for a path of a few words cost more than the compare.
-inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+// to memcmp for a path of a few words cost more than the compare, and so
+// did a call to this.
+[[gnu::always_inline]] inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
   const auto word = [](const char* p) {
     std::uint64_t w;
     std::memcpy(&w, p, 8);
@@ -66,6 +67,32 @@ inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
 // modulo the count (path_lock.hpp: GATES).
 inline constexpr std::size_t kGateCacheEntries = 512;
 inline constexpr std::size_t gate_cache_index(std::uint64_t hash) noexcept { return hash % kGateCacheEntries; }
+
+// A thread's plan memo is direct-mapped too (path_lock.hpp: PLAN MEMO), by
+// a hash of a request's one path that reads at most 16 of its bytes (the
+// last eight and eight from its middle, with its length): the memo
+// compares the whole path anyway, and a path_hash of a long path cost a
+// tenth of a memoized acquire. Paths that differ only elsewhere share an
+// entry, and take it from each other.
+inline std::uint64_t memo_hash(std::string_view text) noexcept {
+  const auto bytes = [&](std::size_t from, std::size_t n) {
+    std::uint64_t w = 0;
+    if (n == 8) {
+      std::memcpy(&w, text.data() + from, 8);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) w |= std::uint64_t{static_cast<unsigned char>(text[from + i])} << (8 * i);
+    }
+    return w;
+  };
+  const std::size_t n = text.size();
+  const std::uint64_t last = n >= 8 ? bytes(n - 8, 8) : bytes(0, n);
+  const std::uint64_t middle = n >= 16 ? bytes(n / 2 - 4, 8) : 0;
+  return detail::multiply_fold(last ^ 0xa0761d6478bd642fULL ^ n, middle ^ 0xe7037ed1a0b428dbULL);
+}
+inline constexpr std::size_t kPlanMemoEntries = 64;
+inline constexpr std::size_t plan_memo_index(std::uint64_t memo_hash) noexcept {
+  return memo_hash % kPlanMemoEntries;
+}
 
 // The lock-wide gate index is direct-mapped too, over `slots` (a power of
 // two): by bits 16 and up, independent of the thread's cache (the low bits)

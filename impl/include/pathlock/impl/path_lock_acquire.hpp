@@ -12,6 +12,7 @@
 
 #include "pathlock/impl/lock_queue.hpp"
 #include "pathlock/impl/path_lock_gate.hpp"
+#include "pathlock/impl/path_lock_memo.hpp"
 #include "pathlock/impl/path_lock_table.hpp"
 #include "pathlock/impl/path_lock_waiter.hpp"
 #include "pathlock/impl/plan.hpp"
@@ -176,15 +177,11 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
     if (Clock::now() >= deadline) policy = WaitPolicy::kNever;
   }
   impl::ScratchSteps scratch;
-  impl::StepBuffer& steps = scratch.get();
-  impl::plan_into(scheme_, request, steps);
-  // Room for every hold before the first: recording a hold never throws.
-  if (steps.size() > Guard::kInline) guard.heap_.reserve(steps.size() - Guard::kInline);
-  guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
   // The steps this thread can take through open gates, with one fence.
-  const std::size_t fast = take_fast_prefix(std::span<const impl::StepView>(steps.begin(), steps.size()), guard);
-  for (std::size_t i = fast; i < steps.size(); ++i) {
-    const impl::StepView& step = steps[i];
+  const FastStart start = start_fast(request, scratch, guard);
+  const std::size_t fast = start.held;
+  for (std::size_t i = fast; i < start.planned; ++i) {
+    const impl::StepView& step = (*start.plan)[i];
     WaiterSlot waiting;  // constructed only if this step must wait
     Node* node = nullptr;
     const StepResult result = take_step(
@@ -304,7 +301,7 @@ void BasicPathLock<P>::Guard::push_fast(Atomic<std::uintptr_t>* slot, GateRecord
 
 template <typename P>
 typename BasicPathLock<P>::Guard::Held& BasicPathLock<P>::Guard::next_held() {
-  if (count_ < kInline) return inline_[count_++];
+  if (count_ < kInline) return inline_.at[count_++];
   Held& h = heap_.emplace_back();  // within the room reserved before the first step
   ++count_;
   return h;
@@ -325,7 +322,7 @@ void BasicPathLock<P>::Guard::release() noexcept {
           h.slot->store(0, std::memory_order_release);
           ++fast;
         } else {
-          lock_->release_exclusive(h.gate);
+          lock_->release_exclusive(h.gate, h.mode);
         }
       } else {
         lock_->release_node(h.node, h.mode, id_);
@@ -351,7 +348,7 @@ void BasicPathLock<P>::Guard::release() noexcept {
 template <typename P>
 BasicPathLock<P>::Guard::Guard(Guard&& other) noexcept
     : lock_(other.lock_), id_(other.id_), status_(other.status_), count_(other.count_), heap_(std::move(other.heap_)) {
-  std::copy(other.inline_, other.inline_ + std::min(count_, kInline), inline_);
+  std::copy(other.inline_.at, other.inline_.at + std::min(count_, kInline), inline_.at);
   other.count_ = 0;
   other.status_ = AcquireStatus::kReleased;
 }
@@ -366,7 +363,7 @@ typename BasicPathLock<P>::Guard& BasicPathLock<P>::Guard::operator=(Guard&& oth
     status_ = other.status_;
     count_ = other.count_;
     heap_ = std::move(other.heap_);
-    std::copy(other.inline_, other.inline_ + std::min(count_, kInline), inline_);
+    std::copy(other.inline_.at, other.inline_.at + std::min(count_, kInline), inline_.at);
     other.count_ = 0;
     other.status_ = AcquireStatus::kReleased;
   }

@@ -25,6 +25,7 @@
 #include <stdexcept>
 
 #include "pathlock/impl/path_lock_acquire.hpp"
+#include "pathlock/impl/path_lock_memo.hpp"
 #include "pathlock/impl/path_lock_table.hpp"
 #include "pathlock/impl/path_lock_waiter.hpp"
 #include "pathlock/impl/plan.hpp"
@@ -98,15 +99,12 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
   bool all_granted = false;
   {
     impl::ScratchSteps scratch;
-    impl::StepBuffer& steps = scratch.get();
-    impl::plan_into(scheme_, request, steps);
-    if (steps.size() > Guard::kInline) guard.heap_.reserve(steps.size() - Guard::kInline);
-    guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
-    const std::size_t fast = take_fast_prefix(std::span<const impl::StepView>(steps.begin(), steps.size()), guard);
+    const FastStart start = start_fast(request, scratch, guard);
+    const std::size_t fast = start.held;
     try {
-      for (next = fast; next < steps.size(); ++next) {
+      for (next = fast; next < start.planned; ++next) {
         Node* node = nullptr;
-        if (take_step(steps[next], guard, node, [] { return static_cast<Waiter*>(nullptr); },
+        if (take_step((*start.plan)[next], guard, node, [] { return static_cast<Waiter*>(nullptr); },
                       next == fast ? GateRetry::kSkip : GateRetry::kTry) != StepResult::kGranted) {
           break;
         }
@@ -117,7 +115,7 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
     }
     // Granted at once. Inside a handler (resumes held back), the handler
     // is deferred like a resume, so that handlers never nest.
-    all_granted = next == steps.size();
+    all_granted = next == start.planned;
     if (all_granted && !impl::ResumeQueue<AsyncOp>::mine().in_handler) {
       granted = std::move(guard);
       return AsyncStart::kGrantedInline;

@@ -39,7 +39,7 @@
 // path that is only written) admits one holder at a time, so a slot, which
 // any number of threads may set, cannot stand for it: its holder takes the
 // word itself, by one compare-exchange from (generation, open, untaken) to
-// taken, and gives it back by one fetch_and that clears the taken bits. A
+// taken, and gives it back by one fetch_sub of its taken bit. A
 // closer clears the admitted bits by fetch_and (a taken mode stays taken,
 // and becomes a pseudo hold); a holder whose release finds the gate closed
 // drains it. It opens only on an idle entry (a slow holder is no bit of
@@ -149,6 +149,16 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   alignas(64) IndexedKey key;  // written under shard->mu, read by anyone (IndexedKey)
 };
 
+// Where a request's fast prefix sets its slots: this thread's block, found
+// once per prefix, and the first slot not yet looked at (the slots before
+// it were taken, by this prefix or by other guards of the thread).
+template <typename P>
+struct BasicPathLock<P>::SlotCursor {
+  static constexpr std::size_t kUnknown = ~std::size_t{0};
+  std::size_t block = kUnknown;
+  std::size_t next = 0;
+};
+
 template <typename P>
 struct BasicPathLock<P>::Gates {
   // A block per thread number (P::thread_slot(), distinct among live
@@ -227,19 +237,24 @@ struct BasicPathLock<P>::Gates {
   // moved there and released) ends that holder's critical section, and a
   // closer that reads our new value must happen after it (a plain store is
   // not in the freeing store's release sequence, as a CAS was).
-  Atomic<std::uintptr_t>* publish(const GateRecord* g, impl::ModeId m) noexcept {
-    const std::size_t b = P::thread_slot();
-    if (b >= kBlocks) return nullptr;
-    if (blocks_in_use.load(std::memory_order_relaxed) <= b) {
-      std::size_t seen = blocks_in_use.load(std::memory_order_seq_cst);
-      while (seen <= b && !blocks_in_use.compare_exchange_weak(seen, b + 1, std::memory_order_seq_cst)) {
+  Atomic<std::uintptr_t>* publish(const GateRecord* g, impl::ModeId m, SlotCursor& at) noexcept {
+    if (at.block == SlotCursor::kUnknown) {
+      at.block = P::thread_slot();
+      if (at.block < kBlocks && blocks_in_use.load(std::memory_order_relaxed) <= at.block) {
+        std::size_t seen = blocks_in_use.load(std::memory_order_seq_cst);
+        while (seen <= at.block && !blocks_in_use.compare_exchange_weak(seen, at.block + 1, std::memory_order_seq_cst)) {
+        }
       }
     }
-    for (auto& slot : blocks[b].slots) {
+    if (at.block >= kBlocks) return nullptr;
+    auto& slots = blocks[at.block].slots;
+    for (; at.next < kSlotsPerBlock; ++at.next) {
       // Another thread may clear a slot of this block (a guard moved there
       // and released), never set one: a free slot stays free until we set it.
+      Atomic<std::uintptr_t>& slot = slots[at.next];
       if (slot.load(std::memory_order_acquire) == 0) {
         slot.store(slot_value(g, m), std::memory_order_release);
+        ++at.next;
         return &slot;
       }
     }
@@ -271,6 +286,16 @@ struct BasicPathLock<P>::FastAsk {
   std::uint64_t generation = 0;  // the record's, when this thread cached it
   impl::ModeId mode{};
   std::string_view key;          // for observe() only
+};
+
+// Room for the asks of one fast prefix, not built: value-initialising all
+// of them (768 bytes) cost about a tenth of an uncontended acquire, and
+// each is constructed before anything reads it.
+template <typename P>
+union BasicPathLock<P>::FastAskRoom {
+  static_assert(std::is_trivially_destructible_v<FastAsk>);
+  FastAskRoom() noexcept {}
+  FastAsk asks[Gates::kSlotsPerBlock];
 };
 
 // The calling thread's cache (about 56 KiB, shared by every lock of this
@@ -313,7 +338,7 @@ void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, G
 
 template <typename P>
 bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task,
-                                FastAsk& ask) noexcept {
+                                FastAsk& ask, SlotCursor& cursor) noexcept {
   const GateCacheEntry* cache = gate_cache(GateCacheUse::kLookOnly);
   const GateCacheEntry* e = cache != nullptr ? &cache[impl::gate_cache_index(hash)] : nullptr;
   if (e != nullptr && e->lock_uid == uid_ && e->hash == hash && e->length == key.size() &&
@@ -330,12 +355,17 @@ bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::
   } else {
     return false;
   }
+  return publish_ask(ask, task, cursor);
+}
+
+template <typename P>
+bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept {
   // A look first, so a closed (or taken) gate costs no store.
   if (!admits(ask, ask.record->word.load(std::memory_order_relaxed))) return false;
-  if (gates_->exclusive(1U << mode.index)) return true;  // settle_fast takes the word
-  ask.slot = gates_->publish(ask.record, mode);
+  if (gates_->exclusive(1U << ask.mode.index)) return true;  // settle_fast takes the word
+  ask.slot = gates_->publish(ask.record, ask.mode, cursor);
   if (ask.slot == nullptr) return false;
-  impl::observe<P>(impl::LockEvent::kAsked, key, task, mode);  // the grant's moment, if the gate is still open
+  impl::observe<P>(impl::LockEvent::kAsked, ask.key, task, ask.mode);  // the grant's moment, if the gate is still open
   return true;
 }
 
@@ -395,10 +425,14 @@ bool BasicPathLock<P>::take_exclusive(const FastAsk& ask, impl::TaskId task) noe
 }
 
 template <typename P>
-void BasicPathLock<P>::release_exclusive(GateRecord* g) noexcept {
+void BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode) noexcept {
   // A closer that closed the gate meanwhile saw the mode taken and stands
   // for this hold with a pseudo hold: the last one out (us) drains it.
-  const std::uint64_t before = g->word.fetch_and(~Gates::kTakenMask, std::memory_order_seq_cst);
+  // Only the holder changes the taken bits while they are set, so taking
+  // the one set bit away (one xadd) clears them (a fetch_and is a
+  // compare-exchange loop on x86).
+  const std::uint64_t before =
+      g->word.fetch_sub(std::uint64_t{1} << (Gates::kTakenShift + mode.index), std::memory_order_seq_cst);
   if (Gates::admitted(before) == 0) drain_gate(g);
 }
 
@@ -444,33 +478,31 @@ void BasicPathLock<P>::drain_closed_gates(std::size_t n, RecordAt&& record_at) n
 }
 
 template <typename P>
-std::size_t BasicPathLock<P>::take_fast_prefix(std::span<const impl::StepView> steps, Guard& guard) noexcept {
+std::size_t BasicPathLock<P>::take_fast_prefix(std::span<const impl::StepView> steps, Guard& guard,
+                                               const MemoLookup* memo) noexcept {
   if (gates_->any_mode == 0) return 0;
-  // Room for the asks, not built: value-initialising all of them (768
-  // bytes) cost about a tenth of an uncontended acquire, and ask_fast
-  // constructs each one before anything reads it.
-  static_assert(std::is_trivially_destructible_v<FastAsk>);
-  union Room {
-    Room() noexcept {}
-    FastAsk asks[Gates::kSlotsPerBlock];
-  } room;
+  FastAskRoom room;
   FastAsk* const asked = room.asks;
+  SlotCursor cursor;
   std::size_t n = 0;
   while (n < steps.size() && n < Gates::kSlotsPerBlock) {
     const impl::StepView& step = steps[n];
     if (((gates_->any_mode >> step.mode.index) & 1U) == 0 ||
-        !ask_fast(step.lock, impl::path_hash(step.lock), step.mode, guard.id_, asked[n])) {
+        !ask_fast(step.lock, impl::path_hash(step.lock), step.mode, guard.id_, asked[n], cursor)) {
       break;
     }
     ++n;
   }
-  return settle_fast(std::span<const FastAsk>(asked, n), guard);
+  const std::size_t granted = settle_fast(std::span<const FastAsk>(asked, n), guard);
+  if (memo != nullptr && granted == steps.size()) memoize_plan(*memo, std::span<const FastAsk>(asked, granted));
+  return granted;
 }
 
 template <typename P>
 bool BasicPathLock<P>::try_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, Guard& guard) noexcept {
   FastAsk ask;
-  if (!ask_fast(key, hash, mode, guard.id_, ask)) return false;
+  SlotCursor cursor;
+  if (!ask_fast(key, hash, mode, guard.id_, ask, cursor)) return false;
   return settle_fast(std::span<const FastAsk>(&ask, 1), guard) == 1;
 }
 

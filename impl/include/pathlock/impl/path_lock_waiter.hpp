@@ -119,8 +119,9 @@ bool BasicPathLock<P>::hold_resumes() noexcept {
 template <typename P>
 void BasicPathLock<P>::release_resumes(bool owner) noexcept {
   if (!owner) return;
-  impl::ResumeQueue<AsyncOp>::mine().running = false;
-  run_deferred_resumes();
+  auto& q = impl::ResumeQueue<AsyncOp>::mine();
+  q.running = false;
+  if (q.head != nullptr) run_deferred_resumes();  // mostly none: every release holds resumes
 }
 
 template <typename P>
@@ -151,6 +152,7 @@ class BasicPathLock<P>::HoldResumes {
 template <typename P>
 inline void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::LockEntry> granted,
                                            Waiter*& to_wake) noexcept {
+  std::uint32_t to_waiters = 0;
   for (const auto& g : granted) {
     auto it = std::find_if(node->sleepers.begin(), node->sleepers.end(),
                            [&](const auto& s) { return s.first == g.task; });
@@ -158,9 +160,7 @@ inline void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::Loc
     if (it == node->sleepers.end()) continue;  // a pseudo holder of the root
     Waiter* w = it->second;
     node->sleepers.erase(it);
-    if constexpr (impl::max_spin_rounds<P>() > 1) {
-      node->grants.store(node->grants.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    }
+    ++to_waiters;
     if (w->async == nullptr) {
       // Still spinning: it sees this and returns; nothing more to do for it.
       auto spinning = Waiter::State::kWaiting;
@@ -169,6 +169,12 @@ inline void BasicPathLock<P>::take_granted(Node* node, std::span<const impl::Loc
     w->state.store(Waiter::State::kGranted, std::memory_order_release);
     w->next_to_wake = to_wake;
     to_wake = w;
+  }
+  // One store per call: the spinners behind watch it move (spin_for_grant).
+  if constexpr (impl::max_spin_rounds<P>() > 1) {
+    if (to_waiters != 0) {
+      node->grants.store(node->grants.load(std::memory_order_relaxed) + to_waiters, std::memory_order_relaxed);
+    }
   }
 }
 

@@ -1,0 +1,180 @@
+#pragma once
+// BasicPathLock's plan memo (path_lock.hpp: PLAN MEMO): each thread's memory
+// of the last one-path requests it took wholly fast, per lock: for each step
+// of the plan, the gate (record, generation) it went through, its mode and
+// its lock's length. A hit skips planning, hashing every prefix and looking
+// each one up in the gate cache: the request's path is compared once. It is
+// a cache of what ask_fast would find, trusted no further: a (record,
+// generation) names one path's gate for as long as that generation lasts (a
+// record starts a new one before it serves another path), and every step
+// re-reads its gate's word before and after its slot is set, as ask_fast's
+// do. A gate that refuses ends the fast prefix there; the acquire plans the
+// request and takes the rest slowly, in plan order, and drops the entry.
+// Part of the template's definitions: include path_lock_definitions.hpp,
+// not this.
+
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <span>
+#include <string_view>
+
+#include "pathlock/impl/path_hash.hpp"
+#include "pathlock/impl/path_lock_gate.hpp"
+#include "pathlock/impl/plan.hpp"
+#include "pathlock/path_lock.hpp"
+
+namespace pathlock {
+
+template <typename P>
+struct BasicPathLock<P>::PlanMemoEntry {
+  // Plans of more steps than a fast prefix takes are never memoized.
+  static constexpr std::size_t kSteps = Gates::kSlotsPerBlock;
+  struct Step {
+    GateRecord* record;
+    std::uint64_t generation;
+    impl::ModeId mode;
+    std::uint8_t length;  // the step's lock is path[0, length): "/" or a prefix of the path
+  };
+  std::uint64_t lock_uid = 0;  // 0: empty (lock uids start at 1)
+  std::uint64_t hash = 0;
+  // The hash of the last request refused this entry (memoize_plan).
+  std::uint64_t refused = 0;
+  std::uint32_t length = 0;
+  MemoShape shape = MemoShape::kReadOne;
+  std::uint8_t steps = 0;
+  char path[Gates::kCachedKeyBytes];
+  Step step[kSteps];
+};
+static_assert(impl::kMaxModes <= 256 && 80 < 256, "a memo step stores its mode and length in a byte each");
+
+// The calling thread's memo (about 30 KiB, shared by every lock of this
+// platform), made by the first acquire it would hold; nullptr until then
+// (or if it could not be made: that thread plans every request).
+// A plain pointer (trivially destructible, so read with no guard or call)
+// is what every acquire reads; an owner made with the memo frees it when
+// the thread exits, and no memo is made after that (a thread_local
+// destructor that acquires then plans every request).
+template <typename P>
+typename BasicPathLock<P>::PlanMemoEntry* BasicPathLock<P>::plan_memo(GateCacheUse use) noexcept {
+  thread_local PlanMemoEntry* memo = nullptr;
+  thread_local bool thread_exiting = false;
+  if (memo == nullptr && use == GateCacheUse::kMakeIfMissing && !thread_exiting) {
+    struct Owner {
+      ~Owner() {
+        delete[] memo;
+        memo = nullptr;
+        thread_exiting = true;
+      }
+    };
+    thread_local Owner owner;
+    memo = new (std::nothrow) PlanMemoEntry[impl::kPlanMemoEntries]();
+  }
+  return memo;
+}
+
+template <typename P>
+typename BasicPathLock<P>::MemoLookup BasicPathLock<P>::look_up_plan_memo(
+    const model::Request& request) const noexcept {
+  MemoLookup out;
+  if (gates_->any_mode == 0) return out;
+  const auto& reads = request.reads();
+  const auto& writes = request.writes();
+  if (reads.size() == 1 && writes.empty()) {
+    out.shape = MemoShape::kReadOne;
+    out.path = reads.front().str();
+  } else if (writes.size() == 1 && reads.empty()) {
+    out.shape = MemoShape::kWriteOne;
+    out.path = writes.front().str();
+  } else {
+    return out;
+  }
+  if (out.path.size() > Gates::kCachedKeyBytes) return out;
+  out.hash = impl::memo_hash(out.path);
+  out.match = MemoMatch::kMiss;
+  PlanMemoEntry* memo = plan_memo(GateCacheUse::kLookOnly);
+  if (memo == nullptr) return out;
+  PlanMemoEntry& e = memo[impl::plan_memo_index(out.hash)];
+  if (e.lock_uid == uid_ && e.hash == out.hash && e.shape == out.shape && e.length == out.path.size() &&
+      impl::same_bytes(e.path, out.path.data(), out.path.size())) {
+    out.match = MemoMatch::kHit;
+    out.entry = &e;
+  }
+  return out;
+}
+
+template <typename P>
+void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const FastAsk> granted) noexcept {
+  if (lookup.match != MemoMatch::kMiss || granted.size() > PlanMemoEntry::kSteps) return;
+  PlanMemoEntry* memo = plan_memo(GateCacheUse::kMakeIfMissing);
+  if (memo == nullptr) return;  // out of memory: this thread keeps planning
+  PlanMemoEntry& e = memo[impl::plan_memo_index(lookup.hash)];
+  // Another request's entry is taken only by a request refused it last
+  // time (asked for twice in a row): requests spread over more paths than
+  // the memo has entries would otherwise rewrite it at every acquire, for
+  // no hit.
+  if (e.lock_uid != 0 && e.refused != lookup.hash) {
+    e.refused = lookup.hash;
+    return;
+  }
+  e.lock_uid = uid_;
+  e.hash = lookup.hash;
+  e.length = static_cast<std::uint32_t>(lookup.path.size());
+  e.shape = lookup.shape;
+  e.steps = static_cast<std::uint8_t>(granted.size());
+  std::memcpy(e.path, lookup.path.data(), lookup.path.size());
+  for (std::size_t i = 0; i < granted.size(); ++i) {
+    const FastAsk& a = granted[i];
+    e.step[i] = {a.record, a.generation, a.mode, static_cast<std::uint8_t>(a.key.size())};
+  }
+}
+
+template <typename P>
+std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std::string_view path,
+                                                 Guard& guard) noexcept {
+  FastAskRoom room;
+  FastAsk* const asked = room.asks;
+  SlotCursor cursor;
+  std::size_t n = 0;
+  for (; n < entry.steps; ++n) {
+    const typename PlanMemoEntry::Step& s = entry.step[n];
+    std::construct_at(&asked[n], FastAsk{nullptr, s.record, s.generation, s.mode, path.substr(0, s.length)});
+    if (!publish_ask(asked[n], guard.id_, cursor)) break;
+  }
+  return settle_fast(std::span<const FastAsk>(asked, n), guard);
+}
+
+template <typename P>
+typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::Request& request,
+                                                                  impl::ScratchSteps& scratch, Guard& guard) {
+  const MemoLookup memo = look_up_plan_memo(request);
+  if (memo.match == MemoMatch::kHit) {
+    FastStart start;
+    start.planned = memo.entry->steps;  // within a guard's inline room
+    guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
+    start.held = take_memoized_plan(*memo.entry, memo.path, guard);
+    if (start.held < start.planned) {
+      // A gate refused (closed, or a new generation after an eviction): the
+      // entry is dropped, so that the next acquire that takes every step
+      // fast memoizes the gates as they are then.
+      memo.entry->lock_uid = 0;
+      impl::StepBuffer& steps = scratch.get();
+      impl::plan_into(scheme_, request, steps);  // the plan memoized: the rest is taken slowly, in order
+      assert(steps.size() == start.planned);
+      start.plan = &steps;
+    }
+    return start;
+  }
+  impl::StepBuffer& steps = scratch.get();
+  impl::plan_into(scheme_, request, steps);
+  // Room for every hold before the first: recording a hold never throws.
+  if (steps.size() > Guard::kInline) guard.heap_.reserve(steps.size() - Guard::kInline);
+  guard.status_ = AcquireStatus::kGranted;
+  const std::size_t held = take_fast_prefix(std::span<const impl::StepView>(steps.begin(), steps.size()), guard,
+                                            memo.match == MemoMatch::kMiss ? &memo : nullptr);
+  return {held, steps.size(), &steps};
+}
+
+}  // namespace pathlock

@@ -1,0 +1,207 @@
+// A thread's plan memo (path_lock.hpp: PLAN MEMO): a one-path request it
+// took wholly fast is taken again from the memo, with the same locks in the
+// same modes; a request of another shape, a gate that closed and an entry
+// that was evicted each leave the acquire to the plan, and exclusion holds
+// throughout.
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include "pathlock/impl/path_hash.hpp"
+#include "pathlock/path_lock.hpp"
+#include "support/path_lock_test_peer.hpp"
+
+namespace pathlock {
+namespace {
+
+using impl::PathLockTestPeer;
+
+model::Path P(std::string_view text) { return model::Path::parse(text); }
+
+// Runs `body` on a thread of its own: its gate cache and memo start empty.
+template <typename Body>
+void on_fresh_thread(Body body) {
+  std::thread t(body);
+  t.join();
+}
+
+// `request` tried by another thread now: what it gets.
+AcquireStatus tried_elsewhere(PathLock& lock, const model::Request& request) {
+  AcquireStatus status = AcquireStatus::kReleased;
+  on_fresh_thread([&] { status = lock.try_acquire(request).status(); });
+  return status;
+}
+
+TEST(PlanMemo, AWriteTakenWhollyFastIsMemoizedAndStillExcludes) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const model::Request write = model::write(P("/a/b/c")).request();
+  on_fresh_thread([&] {
+    { auto first = lock.acquire(write); }  // slow: opens the gates
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);
+    { auto second = lock.acquire(write); }  // fast through the cache and index: memoized
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 4U);
+    auto third = lock.acquire(write);  // from the memo
+    ASSERT_EQ(third.status(), AcquireStatus::kGranted);
+    EXPECT_EQ(third.lock_count(), 4U);
+    EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b/c")).request()), AcquireStatus::kWouldBlock);
+    EXPECT_EQ(tried_elsewhere(lock, model::write(P("/a/b/c")).request()), AcquireStatus::kWouldBlock);
+    EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
+    EXPECT_EQ(tried_elsewhere(lock, model::write(P("/a/b/d")).request()), AcquireStatus::kGranted);
+    EXPECT_EQ(lock.check_invariants(), "");
+  });
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+TEST(PlanMemo, AMemoizedReadDoesNotServeAWriteOfThePath) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const model::Request read = model::read(P("/a")).request();
+  const model::Request write = model::write(P("/a")).request();
+  on_fresh_thread([&] {
+    { auto g = lock.acquire(read); }
+    { auto g = lock.acquire(read); }
+    ASSERT_EQ(PathLockTestPeer::memoized_steps(lock, read), 2U);
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);
+  });
+  // Another thread reads /a: this thread's write of /a must wait.
+  auto reader = lock.acquire(read);
+  on_fresh_thread([&] {
+    { auto g = lock.acquire(read); }  // this thread's own memo of the read
+    { auto g = lock.acquire(read); }
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, read), 2U);
+    EXPECT_EQ(lock.try_acquire(write).status(), AcquireStatus::kWouldBlock);
+  });
+}
+
+TEST(PlanMemo, AWriteWhoseLeafIsTakenSlowlyIsNotMemoized) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const model::Request write = model::write(P("/a/b")).request();
+  on_fresh_thread([&] {
+    // Reads open /a/b's gate for reads: a write takes the folders fast and /a/b slowly.
+    { auto g = lock.acquire(model::read(P("/a/b")).request()); }
+    { auto g = lock.acquire(model::read(P("/a/b")).request()); }
+    for (int i = 0; i < 3; ++i) {
+      auto g = lock.acquire(write);
+      ASSERT_EQ(g.lock_count(), 3U);
+      EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
+    }
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);
+  });
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+TEST(PlanMemo, AHitWhoseGateClosedTakesTheRestSlowlyInOrder) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const model::Request write = model::write(P("/a/b")).request();
+  on_fresh_thread([&] {
+    { auto g = lock.acquire(write); }
+    { auto g = lock.acquire(write); }
+    ASSERT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+    {
+      // A reader of /a closes the folder's gate: the memo's second step is refused.
+      auto reader = lock.acquire(model::read(P("/a")).request());
+      EXPECT_EQ(lock.try_acquire(write).status(), AcquireStatus::kWouldBlock);
+      EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);  // dropped: its gates are not as they were
+      EXPECT_EQ(lock.check_invariants(), "");
+    }
+    {
+      auto g = lock.acquire(write);  // /a's gate admits reads now: taken slowly, and opened for folders again
+      ASSERT_EQ(g.status(), AcquireStatus::kGranted);
+      EXPECT_EQ(g.lock_count(), 3U);
+      EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a")).request()), AcquireStatus::kWouldBlock);
+    }
+    { auto g = lock.acquire(write); }  // wholly fast again: memoized anew
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+  });
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+TEST(PlanMemo, AnEvictedEntrysMemoMissesItsNewGeneration) {
+  // No idle entry kept: every release evicts, and each record's new
+  // generation makes the memo's (record, generation) stale.
+  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 0});
+  const model::Request write = model::write(P("/a/b")).request();
+  on_fresh_thread([&] {
+    for (int i = 0; i < 4; ++i) {
+      auto g = lock.acquire(write);
+      ASSERT_EQ(g.status(), AcquireStatus::kGranted);
+      EXPECT_EQ(g.lock_count(), 3U);
+      EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
+    }
+  });
+  EXPECT_EQ(lock.idle_locks(), 0U);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+TEST(PlanMemo, OnlyOnePathRequestsOfCachedLengthAreMemoized) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const model::Request copy = model::copy(P("/a"), P("/b")).request();
+  std::string long_text;
+  while (long_text.size() <= 80) long_text += "/longer";
+  const model::Request long_write = model::write(P(long_text)).request();
+  on_fresh_thread([&] {
+    for (int i = 0; i < 3; ++i) {
+      { auto g = lock.acquire(copy); }
+      { auto g = lock.acquire(long_write); }
+    }
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, copy), 0U);
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, long_write), 0U);
+  });
+}
+
+// Writes of /x0/leaf and of the first of /x1/leaf, /x2/leaf, ... that
+// shares its memo entry.
+std::pair<model::Request, model::Request> writes_sharing_a_memo_entry() {
+  const std::size_t target = impl::plan_memo_index(impl::memo_hash("/x0/leaf"));
+  for (int i = 1;; ++i) {
+    const std::string candidate = "/x" + std::to_string(i) + "/leaf";
+    if (impl::plan_memo_index(impl::memo_hash(candidate)) == target) {
+      return {model::write(P("/x0/leaf")).request(), model::write(P(candidate)).request()};
+    }
+  }
+}
+
+// Two paths of one memo entry take it from each other, each the second
+// time in a row it is refused it; each is still granted its own plan.
+TEST(PlanMemo, PathsSharingAMemoEntryTakeItFromEachOther) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const auto writes = writes_sharing_a_memo_entry();
+  const model::Request& first = writes.first;
+  const model::Request& second = writes.second;
+  on_fresh_thread([&] {
+    for (int i = 0; i < 3; ++i) {
+      for (const model::Request* r : {&first, &second}) {
+        auto g = lock.acquire(*r);
+        ASSERT_EQ(g.lock_count(), 3U);
+        EXPECT_EQ(tried_elsewhere(lock, model::read(r->writes().front()).request()), AcquireStatus::kWouldBlock);
+      }
+    }
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, first), 0U);  // the second took the entry last
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, second), 3U);
+  });
+}
+
+// A request taken once does not push out a hot one that shares its entry.
+TEST(PlanMemo, ARequestTakenOnceLeavesAHotOnesEntry) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const auto writes = writes_sharing_a_memo_entry();
+  const model::Request& hot = writes.first;
+  const model::Request& once = writes.second;
+  on_fresh_thread([&] {
+    for (int i = 0; i < 2; ++i) {
+      auto g = lock.acquire(hot);
+    }
+    ASSERT_EQ(PathLockTestPeer::memoized_steps(lock, hot), 3U);
+    { auto g = lock.acquire(once); }  // slow: its gates open
+    { auto g = lock.acquire(once); }  // wholly fast, refused the entry
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, hot), 3U);
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, once), 0U);
+  });
+}
+
+}  // namespace
+}  // namespace pathlock
