@@ -105,7 +105,7 @@ TEST(PlanMemo, AHitWhoseGateClosedTakesTheRestSlowlyInOrder) {
       // A reader of /a closes the folder's gate: the memo's second step is refused.
       auto reader = lock.acquire(model::read(P("/a")).request());
       EXPECT_EQ(lock.try_acquire(write).status(), AcquireStatus::kWouldBlock);
-      EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);  // dropped: its gates are not as they were
+      EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);  // kept: a closed gate reopens
       EXPECT_EQ(lock.check_invariants(), "");
     }
     {
@@ -114,8 +114,9 @@ TEST(PlanMemo, AHitWhoseGateClosedTakesTheRestSlowlyInOrder) {
       EXPECT_EQ(g.lock_count(), 3U);
       EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a")).request()), AcquireStatus::kWouldBlock);
     }
-    { auto g = lock.acquire(write); }  // wholly fast again: memoized anew
-    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+    auto g = lock.acquire(write);  // from the memo again
+    EXPECT_EQ(g.lock_count(), 3U);
+    EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
   });
   EXPECT_EQ(lock.check_invariants(), "");
 }
@@ -134,6 +135,30 @@ TEST(PlanMemo, AnEvictedEntrysMemoMissesItsNewGeneration) {
     }
   });
   EXPECT_EQ(lock.idle_locks(), 0U);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+TEST(PlanMemo, AnEntryEvictedUnderTheMemoIsDroppedAndMemoizedAnew) {
+  // One shard keeping 4 idle entries: writes of eight other paths evict /a/b's.
+  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 4});
+  const model::Request write = model::write(P("/a/b")).request();
+  on_fresh_thread([&] {
+    { auto g = lock.acquire(write); }
+    { auto g = lock.acquire(write); }
+    ASSERT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+    for (int i = 0; i < 8; ++i) {
+      auto g = lock.acquire(model::write(P("/z" + std::to_string(i))).request());
+    }
+    {
+      auto g = lock.acquire(write);  // a step's record has a new generation: dropped, planned
+      ASSERT_EQ(g.lock_count(), 3U);
+      EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
+    }
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);
+    { auto g = lock.acquire(write); }
+    { auto g = lock.acquire(write); }
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+  });
   EXPECT_EQ(lock.check_invariants(), "");
 }
 

@@ -203,9 +203,11 @@
 // trusted no further: a (record, generation) names one path's gate until
 // the record starts a new generation, and a gate that refuses (closed,
 // taken, or of another generation) ends the fast prefix there: the acquire
-// plans the request and takes the rest slowly, in plan order, and the entry
-// is dropped (the next wholly fast acquire memoizes the gates as they are
-// then). A plan with a step taken slowly is never memoized. 64 entries per
+// plans the request and takes the rest slowly, in plan order. If that gate
+// is of a new generation (its entry was evicted), the memo's entry is
+// dropped, and the next wholly fast acquire memoizes the gates as they are
+// then; a gate closed or taken (contention, which passes) leaves it. A
+// plan with a step taken slowly is never memoized. 64 entries per
 // thread (about 30 KiB), direct-mapped by a hash of the path, shared by
 // every lock of the platform (keyed by the lock's uid); a request takes
 // another's entry only the second time in a row it is refused it, so that

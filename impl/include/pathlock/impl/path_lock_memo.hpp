@@ -9,7 +9,8 @@
 // record starts a new one before it serves another path), and every step
 // re-reads its gate's word before and after its slot is set, as ask_fast's
 // do. A gate that refuses ends the fast prefix there; the acquire plans the
-// request and takes the rest slowly, in plan order, and drops the entry.
+// request and takes the rest slowly, in plan order (and drops the entry if
+// that gate is of a new generation).
 // Part of the template's definitions: include path_lock_definitions.hpp,
 // not this.
 
@@ -156,10 +157,15 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
     guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
     start.held = take_memoized_plan(*memo.entry, memo.path, guard);
     if (start.held < start.planned) {
-      // A gate refused (closed, or a new generation after an eviction): the
-      // entry is dropped, so that the next acquire that takes every step
-      // fast memoizes the gates as they are then.
-      memo.entry->lock_uid = 0;
+      // A gate refused. Closed or taken: contention, which passes; the entry
+      // stays. Of a new generation (its entry was evicted): the entry is
+      // dropped, so that the next acquire that takes every step fast
+      // memoizes the gates as they are then. (Records outlive the entries
+      // they serve: reading one is safe.)
+      const typename PlanMemoEntry::Step& refused = memo.entry->step[start.held];
+      if (Gates::generation(refused.record->word.load(std::memory_order_relaxed)) != refused.generation) {
+        memo.entry->lock_uid = 0;
+      }
       impl::StepBuffer& steps = scratch.get();
       impl::plan_into(scheme_, request, steps);  // the plan memoized: the rest is taken slowly, in order
       assert(steps.size() == start.planned);
