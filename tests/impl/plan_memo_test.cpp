@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -14,28 +15,17 @@
 
 #include "pathlock/impl/path_hash.hpp"
 #include "pathlock/path_lock.hpp"
+#include "support/fresh_thread.hpp"
 #include "support/path_lock_test_peer.hpp"
 
 namespace pathlock {
 namespace {
 
 using impl::PathLockTestPeer;
+using testing_support::on_fresh_thread;
+using testing_support::tried_elsewhere;
 
 model::Path P(std::string_view text) { return model::Path::parse(text); }
-
-// Runs `body` on a thread of its own: its gate cache and memo start empty.
-template <typename Body>
-void on_fresh_thread(Body body) {
-  std::thread t(body);
-  t.join();
-}
-
-// `request` tried by another thread now: what it gets.
-AcquireStatus tried_elsewhere(PathLock& lock, const model::Request& request) {
-  AcquireStatus status = AcquireStatus::kReleased;
-  on_fresh_thread([&] { status = lock.try_acquire(request).status(); });
-  return status;
-}
 
 TEST(PlanMemo, AWriteTakenWhollyFastIsMemoizedAndStillExcludes) {
   PathLock lock(impl::path_rwa_joined_scheme());
@@ -79,18 +69,27 @@ TEST(PlanMemo, AMemoizedReadDoesNotServeAWriteOfThePath) {
 
 TEST(PlanMemo, AWriteWhoseLeafIsTakenSlowlyIsNotMemoized) {
   PathLock lock(impl::path_rwa_joined_scheme());
+  const model::Request read = model::read(P("/a/b")).request();
   const model::Request write = model::write(P("/a/b")).request();
-  on_fresh_thread([&] {
-    // Reads open /a/b's gate for reads: a write takes the folders fast and /a/b slowly.
-    { auto g = lock.acquire(model::read(P("/a/b")).request()); }
-    { auto g = lock.acquire(model::read(P("/a/b")).request()); }
-    for (int i = 0; i < 3; ++i) {
+  { auto g = lock.acquire(read); }  // opens /a/b's gate for reads
+  // A reader holds /a/b fast: the write takes the folders fast, and its
+  // take of /a/b's word sees the reader, so it waits for /a/b slowly.
+  auto reader = lock.acquire(read);
+  std::thread writer([&] {
+    {
       auto g = lock.acquire(write);
       ASSERT_EQ(g.lock_count(), 3U);
-      EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
     }
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);
   });
+  // The writer closed the gate (at most 10 s: a writer that took /a/b fast would never).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (PathLockTestPeer::pseudo_held(lock, "/a/b") == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_NE(PathLockTestPeer::pseudo_held(lock, "/a/b"), 0U) << "the write did not wait for the reader";
+  reader.release();
+  writer.join();
   EXPECT_EQ(lock.check_invariants(), "");
 }
 

@@ -65,6 +65,11 @@ struct PathLockTestPeer {
     const Lock::Node* n = node(lock, path);
     return n == nullptr ? 0 : Lock::Gates::taken(n->gate->word.load());
   }
+  // Whether the entry's open shared gate marks slow holders (no take beside them).
+  static bool marks_slow_holders(const Lock& lock, std::string_view path) {
+    const Lock::Node* n = node(lock, path);
+    return n != nullptr && (n->gate->word.load() & Lock::Gates::kSlowHolders) != 0;
+  }
   static std::uint32_t pseudo_held(const Lock& lock, std::string_view path) {
     auto& shard = lock.shard_for(path_hash(path));
     Lock::SpinLockHolder hold(shard.mu);

@@ -179,8 +179,21 @@
 // gate closed meanwhile, it drains). It opens only when the entry goes idle
 // after a slow grant of that mode (a slow holder is no bit of the word), and
 // only where no shared set has opened before (reads of a path keep their
-// fast path; its writes stay slow). Every slow step closes an open exclusive
-// gate first; the taken mode becomes a pseudo hold as a slot does.
+// fast path). Every slow step closes an open exclusive gate first; the
+// taken mode becomes a pseudo hold as a slot does.
+//
+// A mode that conflicts with itself takes an open shared gate's word too
+// (the write of a path that is read): the same compare-exchange, from open,
+// untaken and no slow holder, then a scan of the slots (seq_cst) for one
+// that names the gate in a conflicting mode; if one does, it gives the word
+// back and goes the slow way. A reader that set its slot first is seen; one
+// that sets it later reads the mode taken and withdraws (Dekker, as for a
+// closer). A slow step that joins an open shared gate first sets the word's
+// slow bit (cleared when its queue goes idle), so nothing takes the word
+// beside a slow holder; if a mode was taken already, it closes the gate and
+// queues behind the pseudo hold. A closer that catches a take and a
+// conflicting slot at once waits (spins, under the shard lock) until the
+// side that is withdrawing, with no lock to take, has gone.
 //
 // Evicting an entry closes its gate for good and starts a new generation of
 // its record, so every thread's cached (record, generation) of the old path
@@ -188,6 +201,8 @@
 //
 //   gate open    =>  the entry's queue holds only admitted modes, queues nobody
 //   exclusive gate open  =>  the entry's queue is idle
+//   shared gate open  =>  (its slow bit set  <=>  its queue holds)
+//   gate open and a mode taken  =>  the entry's queue is idle
 //   gate closed  and  a slot (gate, m) set, or m taken  =>  pseudo task m holds the entry in m
 //   a record's generation changes  =>  no slot names it
 //
@@ -537,9 +552,15 @@ class BasicPathLock {
   void unindex_gate(const Node* node) noexcept;
   // Whether `word` (open, untaken) still admits the ask in its generation.
   static bool admits(const FastAsk& ask, std::uint64_t word) noexcept;
-  // An exclusive gate's step: takes the word (compare-exchange from open
-  // and untaken in the ask's generation), or withdraws. release_exclusive:
-  // gives it back, draining the gate if it closed meanwhile.
+  // Whether a step in a mode that conflicts with itself may take `word`:
+  // open in the ask's generation, untaken, no slow holder, and either the
+  // mode's exclusive gate or a shared set.
+  bool takeable(const FastAsk& ask, std::uint64_t word) noexcept;
+  // A step that takes the word: compare-exchange from (open with ask.set,
+  // untaken, no slow holder) in the ask's generation; on a shared set, then
+  // no slot of a conflicting mode, or it gives the word back and withdraws.
+  // release_exclusive: gives it back, draining the gate if it closed
+  // meanwhile.
   bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
   void release_exclusive(GateRecord* gate, impl::ModeId mode) noexcept;
   // Fences, then grants the longest prefix of `asked` whose gates still
@@ -567,7 +588,17 @@ class BasicPathLock {
   // for a holder per admitted mode. A pseudo hold for each admitted mode
   // that has fast holders (they hold the entry in modes compatible with
   // every holder, so each is granted at once).
+  // Waits first while a mode is taken beside a slot that conflicts with it.
   void stand_for_fast_holders(Node* node, std::uint32_t admitted) noexcept;
+  // Whether `fast` (Gates::count) has a slot in a mode conflicting with the
+  // mode `taken` (one bit).
+  bool conflicting_slots(const std::array<std::uint32_t, impl::kMaxModes>& fast, std::uint32_t taken) const noexcept;
+  // REQUIRES: node->shard->mu held, its shared gate open. mark: a slow step
+  // is about to join the open gate's holders: sets the word's slow bit, so
+  // nothing takes the word beside it; false if a mode was taken already
+  // (the caller closes the gate). clear: its queue went idle.
+  bool mark_slow_holders(Node* node) noexcept;
+  void clear_slow_holders(Node* node) noexcept;
   // REQUIRES: node->shard->mu held, `mode` just granted on the slow path.
   // Opens the entry's gate with the first gate set that takes every mode
   // its queue holds and `mode`, if it queues nobody and has no pseudo hold.

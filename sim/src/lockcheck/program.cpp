@@ -291,6 +291,28 @@ std::vector<LockProgram> builtin_programs() {
       program("plan-memo-partly-fast", "a write whose folders alone were fast must not be memoized as its whole plan",
               {{{call(write(p("/a/b"))), call(write(p("/a/b"))), call(write(p("/a/b")))}},
                {{call(read(p("/a/b"))), call(read(p("/a")))}}}),
+      // Reads open /a's gate for reads (a shared set); a write of /a takes
+      // its word, then looks for a reader's slot: a reader that set its
+      // slot first must be seen (the write gives the word back), one that
+      // comes later must see the word taken. A write below /a closes the
+      // gate, maybe while a take and a reader's slot are both half-way.
+      // (One folder level: with one idle entry kept per shard, the gate
+      // outlives its readers.)
+      program("write-takes-a-read-gate", "a write takes the word of a gate open for reads while fast readers come "
+              "and a writer below closes it",
+              {{{call(read(p("/a"))), call(read(p("/a")))}},
+               {{call(write(p("/a"))), call(write(p("/a")))}},
+               {{call(write(p("/a/x")))}}}),
+      // The first reader's first read is slow: it opens /a's gate while it
+      // holds the entry in its queue. The writer finds the gate through the
+      // index and must not take the word beside that slow hold. Later, the
+      // writer may hold the word while the last reader's read, refused
+      // fast, is taken slowly: it must not join the open gate beside it.
+      program("write-take-beside-slow-holders", "a write must not take a read gate's word while a reader holds the "
+              "entry slowly, nor a slow read join the gate beside a taken write",
+              {{{call(read(p("/a")), WaitStyle::kBlocking, hold), call(read(p("/a")))}},
+               {{call(write(p("/a"))), call(write(p("/a")))}},
+               {{call(read(p("/a")))}}}),
       program("async-handler-acquires-again", "a handler releases and starts the next acquisition beside a writer",
               {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsyncAgain)}}, {{call(read(p("/a/b")))}}}),
   };

@@ -37,6 +37,11 @@ BasicPathLock<P>::BasicPathLock(const impl::Scheme& scheme, PathLockOptions opti
   if (options_.fast_gates) {
     gates_->sets = impl::gate_mode_sets(scheme_);
     gates_->exclusive_modes = impl::exclusive_gate_modes(scheme_);
+    for (std::uint8_t a = 0; a < scheme_.mode_count(); ++a) {
+      for (std::uint8_t b = 0; b < scheme_.mode_count(); ++b) {
+        if (!scheme_.compatible(impl::ModeId{a}, impl::ModeId{b})) gates_->conflicting[a] |= 1U << b;
+      }
+    }
     const std::size_t slots = Gates::index_slots(options_.shards, options_.max_idle_locks_per_shard);
     gates_->index = std::make_unique<Atomic<GateRecord*>[]>(slots);
     gates_->index_mask = slots - 1;
@@ -80,6 +85,7 @@ void BasicPathLock<P>::settle(Node* node, std::span<const impl::LockEntry> grant
   node->shard->mu.assert_held();
   take_granted(node, granted, to_wake);
   if (node->queue.idle()) {
+    clear_slow_holders(node);
     reopen_idle_gate(node);
     node->shard->became_idle(node, options_.max_idle_locks_per_shard,
                              [this](Node* n, GateSweep sweep) { return retire_gate(n, sweep); });
@@ -119,12 +125,15 @@ typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::St
     const std::uint32_t admitted = Gates::admitted(node->gate->word.load(std::memory_order_relaxed));
     // An exclusive gate closes for every slow step: its fast holder, if
     // any, is no holder of the queue until the close makes it one.
-    if (((admitted >> step.mode.index) & 1U) == 0 || gates_->exclusive(admitted)) {
-      close_gate(node);  // strong guarantee; nothing to do if closed
-    }
+    const bool joins_open_gate = ((admitted >> step.mode.index) & 1U) != 0 && !gates_->exclusive(admitted);
+    if (!joins_open_gate) close_gate(node);  // strong guarantee; nothing to do if closed
     // Room, before the grant, for the pseudo holds of a gate this step may
     // open: closing it later (even to evict the entry) never allocates.
     if (gate_mode) node->queue.reserve_holders(1 + gates_->widest);
+    // A slow holder beside an open shared gate shuts out takes of its word;
+    // a mode taken already closes it, and this step queues behind that
+    // hold (the close allocates nothing: room was kept just above).
+    if (joins_open_gate && !mark_slow_holders(node)) close_gate(node);
     if (node->queue.try_acquire(scheme_, guard.id_, step.mode)) {
       impl::observe<P>(impl::LockEvent::kGranted, node->key, guard.id_, step.mode);
       guard.push(node, step.mode);  // within the room the caller reserved

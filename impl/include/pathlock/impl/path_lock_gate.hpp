@@ -8,15 +8,21 @@
 // The state, for one entry E with gate record G (G outlives E's path: it is
 // recycled, never freed, while the lock lives):
 //
-//   G.word = generation << 16 | taken << 8 | admitted
+//   G.word = generation << 17 | slow << 16 | taken << 8 | admitted
 //                                             admitted: a mask of modes; 0 = closed
-//                                             taken: the mode an exclusive gate's
-//                                             holder holds, as a mask; 0 = none
+//                                             taken: the mode a holder took the
+//                                             word in, as a mask; 0 = none
+//                                             slow: E's queue has holders while
+//                                             its shared gate is open
 //   a slot = &G.word | mode                   a fast hold of E in mode, visible
 //                                             to every closer (seq_cst)
 //   gate open   =>  E's queue holds only admitted modes and queues nobody
 //   exclusive gate open (admits one mode m, incompatible with itself)
 //               =>  E's queue is idle; m is taken by at most one holder
+//   shared gate open and a mode x taken (x conflicts with itself)
+//               =>  slow is clear and E's queue is idle; x's holder saw no
+//                   slot of G in a mode conflicting with x after it took x
+//   shared gate open and E's queue holds  =>  slow is set
 //   gate closed and a slot (G, m) is set, or m taken
 //               =>  pseudo task m holds E in m (or that slot is being
 //                   cleared, or m untaken, and its owner drains next)
@@ -44,6 +50,19 @@
 // and becomes a pseudo hold); a holder whose release finds the gate closed
 // drains it. It opens only on an idle entry (a slow holder is no bit of
 // the word), and every slow step closes it first.
+//
+// A shared gate lets such a mode be taken too (a write of a path that is
+// mostly read): the step takes the word by the same compare-exchange, from
+// (generation, open, untaken, no slow holder), then reads every slot
+// (seq_cst); if one names G in a mode that conflicts with x, it gives the
+// word back and goes the slow way. A reader that set its slot first is
+// seen (Dekker again, the compare-exchange in the closer's place); one that
+// sets it later reads x taken and withdraws. A slow step that joins the open
+// gate sets slow first (a seq_cst read-modify-write), so no step takes the word beside it, or
+// closes the gate if a mode was taken already. A closer may catch a take
+// and a conflicting slot at once: one of the two is withdrawing, without
+// any lock, so it waits for that (stand_for_fast_holders) before it makes
+// pseudo holds, which are then all compatible.
 
 #include <algorithm>
 #include <array>
@@ -197,7 +216,8 @@ struct BasicPathLock<P>::Gates {
   std::uint32_t ancestor_modes = 0;  // a folder's modes: worth remembering at once
 
   static constexpr unsigned kTakenShift = 8;
-  static constexpr unsigned kGenerationShift = 16;
+  static constexpr std::uint64_t kSlowHolders = std::uint64_t{1} << 16;
+  static constexpr unsigned kGenerationShift = 17;
   static constexpr std::uint64_t kTakenMask = kModeMask << kTakenShift;
   static std::uint32_t admitted(std::uint64_t word) noexcept { return static_cast<std::uint32_t>(word & kModeMask); }
   static std::uint32_t taken(std::uint64_t word) noexcept {
@@ -209,16 +229,22 @@ struct BasicPathLock<P>::Gates {
     return generation << kGenerationShift | set;
   }
   // Modes that conflict with themselves: each has an exclusive gate, the
-  // set of that one mode (impl::exclusive_gate_modes).
+  // set of that one mode (impl::exclusive_gate_modes), and is taken through
+  // the word of an open shared gate too.
   std::uint32_t exclusive_modes = 0;
   bool exclusive(std::uint32_t set) const noexcept { return (set & exclusive_modes) != 0; }
+  // For each mode, the modes that conflict with it (the scheme's table).
+  std::array<std::uint32_t, impl::kMaxModes> conflicting{};
   static std::uintptr_t slot_value(const GateRecord* g, impl::ModeId m) noexcept {
     return reinterpret_cast<std::uintptr_t>(&g->word) | m.index;  // &word is 8-aligned; modes < 8
   }
-  // Fast holders of `g`, by mode: its slots, and the mode its word has taken.
-  std::array<std::uint32_t, impl::kMaxModes> count(const GateRecord* g) const noexcept {
+  // Fast holders of `g`, by mode: its slots, and the mode its word has
+  // taken (also stored in `*taken_out`, if given).
+  std::array<std::uint32_t, impl::kMaxModes> count(const GateRecord* g,
+                                                   std::uint32_t* taken_out = nullptr) const noexcept {
     std::array<std::uint32_t, impl::kMaxModes> n{};
     const std::uint32_t taken_mode = taken(g->word.load(std::memory_order_seq_cst));
+    if (taken_out != nullptr) *taken_out = taken_mode;
     for (std::size_t m = 0; m < n.size(); ++m) n[m] = (taken_mode >> m) & 1U;
     const std::uintptr_t id = slot_value(g, impl::ModeId{0});
     const std::size_t used = std::min(blocks_in_use.load(std::memory_order_seq_cst), kBlocks);
@@ -229,6 +255,19 @@ struct BasicPathLock<P>::Gates {
       }
     }
     return n;
+  }
+  // Whether a slot names `g` in one of `modes` (seq_cst loads: the caller
+  // wrote g's word by a seq_cst read-modify-write just before).
+  bool any_slot(const GateRecord* g, std::uint32_t modes) const noexcept {
+    const std::uintptr_t id = slot_value(g, impl::ModeId{0});
+    const std::size_t used = std::min(blocks_in_use.load(std::memory_order_seq_cst), kBlocks);
+    for (std::size_t b = 0; b < used; ++b) {
+      for (const auto& slot : blocks[b].slots) {
+        const std::uintptr_t v = slot.load(std::memory_order_seq_cst);
+        if (v != 0 && (v & ~std::uintptr_t{7}) == id && ((modes >> (v & 7)) & 1U) != 0) return true;
+      }
+    }
+    return false;
   }
   // A free slot of this thread's block, set to (g, m) by a plain store: the
   // caller issues a seq_cst fence before it re-reads the gate's word.
@@ -281,11 +320,12 @@ struct BasicPathLock<P>::GateCacheEntry {
 // an exclusive gate, no slot: settle_fast takes the word).
 template <typename P>
 struct BasicPathLock<P>::FastAsk {
-  Atomic<std::uintptr_t>* slot = nullptr;  // nullptr: an exclusive gate's step
+  Atomic<std::uintptr_t>* slot = nullptr;  // nullptr: a step that takes the word
   GateRecord* record = nullptr;
   std::uint64_t generation = 0;  // the record's, when this thread cached it
   impl::ModeId mode{};
   std::string_view key;          // for observe() only
+  std::uint32_t set = 0;         // a step that takes the word: the set the gate admitted (publish_ask)
 };
 
 // Room for the asks of one fast prefix, not built: value-initialising all
@@ -361,8 +401,15 @@ bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::
 template <typename P>
 bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept {
   // A look first, so a closed (or taken) gate costs no store.
-  if (!admits(ask, ask.record->word.load(std::memory_order_relaxed))) return false;
-  if (gates_->exclusive(1U << ask.mode.index)) return true;  // settle_fast takes the word
+  const std::uint64_t word = ask.record->word.load(std::memory_order_relaxed);
+  if (gates_->exclusive(1U << ask.mode.index)) {
+    // settle_fast takes the word: of an exclusive gate, or of a shared one
+    // with no slow holder.
+    if (!takeable(ask, word)) return false;
+    ask.set = Gates::admitted(word);
+    return true;
+  }
+  if (!admits(ask, word)) return false;
   ask.slot = gates_->publish(ask.record, ask.mode, cursor);
   if (ask.slot == nullptr) return false;
   impl::observe<P>(impl::LockEvent::kAsked, ask.key, task, ask.mode);  // the grant's moment, if the gate is still open
@@ -378,7 +425,10 @@ bool BasicPathLock<P>::find_indexed_gate(std::string_view key, std::uint64_t has
   // The word first (acquire: an open word was stored after its path), the
   // path, then the generation again (IndexedKey's seqlock).
   const std::uint64_t w = g->word.load(std::memory_order_acquire);
-  if (((Gates::admitted(w) >> mode.index) & 1U) == 0 || !g->key.spells(key)) return false;
+  const std::uint32_t admitted = Gates::admitted(w);
+  // A mode that conflicts with itself may take any open gate's word (publish_ask says whether it can now).
+  const bool usable = ((admitted >> mode.index) & 1U) != 0 || (admitted != 0 && gates_->exclusive(1U << mode.index));
+  if (!usable || !g->key.spells(key)) return false;
   std::atomic_thread_fence(std::memory_order_acquire);
   if (Gates::generation(g->word.load(std::memory_order_relaxed)) != Gates::generation(w)) return false;
   std::construct_at(&ask, FastAsk{nullptr, g, Gates::generation(w), mode, key});
@@ -412,13 +462,27 @@ bool BasicPathLock<P>::admits(const FastAsk& ask, std::uint64_t word) noexcept {
 }
 
 template <typename P>
+bool BasicPathLock<P>::takeable(const FastAsk& ask, std::uint64_t word) noexcept {
+  const std::uint32_t admitted = Gates::admitted(word);
+  return Gates::generation(word) == ask.generation && admitted != 0 && Gates::taken(word) == 0 &&
+         (word & Gates::kSlowHolders) == 0 &&
+         (admitted == (1U << ask.mode.index) || !gates_->exclusive(admitted));
+}
+
+template <typename P>
 bool BasicPathLock<P>::take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept {
   impl::observe<P>(impl::LockEvent::kAsked, ask.key, task, ask.mode);  // the compare-exchange is the grant's moment
   const std::uint32_t mode = 1U << ask.mode.index;
-  std::uint64_t expected = Gates::open_word(ask.generation, mode);
+  std::uint64_t expected = Gates::open_word(ask.generation, ask.set);
   if (ask.record->word.compare_exchange_strong(expected, expected | std::uint64_t{mode} << Gates::kTakenShift,
                                                std::memory_order_seq_cst)) {
-    return true;
+    // A shared gate: a fast holder in a conflicting mode may have set its
+    // slot before the take (it sees nothing taken); one that sets it after
+    // sees the take and withdraws.
+    if (ask.set == mode || !gates_->any_slot(ask.record, ask.set & gates_->conflicting[ask.mode.index])) return true;
+    impl::observe<P>(impl::LockEvent::kWithdrawn, ask.key, task, ask.mode);
+    release_exclusive(ask.record, ask.mode);
+    return false;
   }
   impl::observe<P>(impl::LockEvent::kWithdrawn, ask.key, task, ask.mode);
   return false;
@@ -515,25 +579,65 @@ void BasicPathLock<P>::close_gate(Node* node) {
   // Room for every pseudo hold first: once the gate is closed, the fast
   // holders must become pseudo holds, or a conflicting request would be
   // granted beside them.
-  node->queue.reserve_holders(static_cast<std::size_t>(std::popcount(admitted)));
-  g->word.fetch_and(~Gates::kModeMask, std::memory_order_seq_cst);  // a taken mode stays taken
-  // The fast holders hold the entry in admitted modes, compatible with every
-  // holder of its queue (which queues nobody while the gate is open) and
-  // with each other: each mode's pseudo hold is granted at once, and
-  // whoever conflicts with one queues behind it.
+  // (and one for a mode taken on a shared gate)
+  node->queue.reserve_holders(static_cast<std::size_t>(std::popcount(admitted)) + 1);
+  // A taken mode stays taken; slow holders are not marked on a closed gate.
+  g->word.fetch_and(~(Gates::kModeMask | Gates::kSlowHolders), std::memory_order_seq_cst);
+  // The fast holders hold the entry in admitted (or taken) modes,
+  // compatible with every holder of its queue (which queues nobody while
+  // the gate is open, and holds nothing beside a taken mode) and with each
+  // other: each mode's pseudo hold is granted at once, and whoever
+  // conflicts with one queues behind it.
   stand_for_fast_holders(node, admitted);
 }
 
 template <typename P>
+bool BasicPathLock<P>::mark_slow_holders(Node* node) noexcept {
+  Atomic<std::uint64_t>& word = node->gate->word;
+  if ((word.load(std::memory_order_relaxed) & Gates::kSlowHolders) != 0) return true;
+  // seq_cst read-modify-write: a take's compare-exchange comes before
+  // (it is seen here) or after (it fails). The bit is clear and written
+  // only under the shard lock, so adding it sets it.
+  return Gates::taken(word.fetch_add(Gates::kSlowHolders, std::memory_order_seq_cst)) == 0;
+}
+
+template <typename P>
+void BasicPathLock<P>::clear_slow_holders(Node* node) noexcept {
+  Atomic<std::uint64_t>& word = node->gate->word;
+  if ((word.load(std::memory_order_relaxed) & Gates::kSlowHolders) != 0) {
+    word.fetch_sub(Gates::kSlowHolders, std::memory_order_seq_cst);  // set, and written only under the shard lock
+  }
+}
+
+template <typename P>
 void BasicPathLock<P>::stand_for_fast_holders(Node* node, std::uint32_t admitted) noexcept {
-  const auto fast = gates_->count(node->gate);
+  // A mode taken beside a slot that conflicts with it: a take and a fast
+  // step caught half-way, and one of them is withdrawing (take_exclusive),
+  // with no lock to take first. Nothing new comes: the gate is closed.
+  std::uint32_t taken = 0;
+  auto fast = gates_->count(node->gate, &taken);
+  while (taken != 0 && conflicting_slots(fast, taken)) {
+    P::pause();
+    fast = gates_->count(node->gate, &taken);
+  }
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
     const impl::ModeId mode{m};
-    if (((admitted >> m) & 1U) == 0 || fast[m] == 0) continue;
+    if ((((admitted | taken) >> m) & 1U) == 0 || fast[m] == 0) continue;
     node->queue.acquire(scheme_, pseudo_task(mode), mode);
     impl::observe<P>(impl::LockEvent::kGranted, node->key, pseudo_task(mode), mode);
     node->pseudo_held |= 1U << m;
   }
+}
+
+template <typename P>
+bool BasicPathLock<P>::conflicting_slots(const std::array<std::uint32_t, impl::kMaxModes>& fast,
+                                         std::uint32_t taken) const noexcept {
+  const impl::ModeId x{static_cast<std::uint8_t>(std::countr_zero(taken))};
+  for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
+    const std::uint32_t slots = fast[m] - ((taken >> m) & 1U);
+    if (slots != 0 && ((gates_->conflicting[x.index] >> m) & 1U) != 0) return true;
+  }
+  return false;
 }
 
 template <typename P>
@@ -549,7 +653,7 @@ void BasicPathLock<P>::maybe_open_gate(Node* node, impl::ModeId mode) noexcept {
   }
   // An exclusive gate opens once the entry is idle (reopen_idle_gate). A
   // shared set, once opened, keeps its place: the read after a write is
-  // fast, the write slow, as before exclusive gates.
+  // fast, and the write takes the shared gate's word (take_exclusive).
   if (gates_->exclusive(1U << mode.index) && (node->reopen_set == 0 || gates_->exclusive(node->reopen_set))) {
     node->reopen_set = 1U << mode.index;
   }
@@ -565,8 +669,10 @@ void BasicPathLock<P>::reopen_idle_gate(Node* node) noexcept {
 template <typename P>
 void BasicPathLock<P>::open_gate(Node* node, std::uint64_t word, std::uint32_t set) noexcept {
   // Nothing is taken (a closed gate's taken mode has a pseudo hold until
-  // its holder clears it), so a store loses nothing.
-  node->gate->word.store(Gates::open_word(Gates::generation(word), set), std::memory_order_seq_cst);
+  // its holder clears it), so a store loses nothing. Slow holders of a
+  // shared set shut out takes.
+  const std::uint64_t slow = node->queue.held_mask() != 0 ? Gates::kSlowHolders : 0;
+  node->gate->word.store(Gates::open_word(Gates::generation(word), set) | slow, std::memory_order_seq_cst);
   node->reopen_set = set;
   index_gate(node);
 }
@@ -581,7 +687,7 @@ typename BasicPathLock<P>::GateRetire BasicPathLock<P>::retire_gate(Node* node, 
     }
     // As close_gate, without the reservation: the queue is empty and kept
     // room for a pseudo hold per admitted mode when the gate opened.
-    g->word.fetch_and(~Gates::kModeMask, std::memory_order_seq_cst);
+    g->word.fetch_and(~(Gates::kModeMask | Gates::kSlowHolders), std::memory_order_seq_cst);
     stand_for_fast_holders(node, admitted);
     if (node->pseudo_held != 0) return GateRetire::kMadeActive;
   }

@@ -131,11 +131,20 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
     return impl::concat("its gate admits mask ", admitted, ", not one of the scheme's gate sets");
   }
   const std::uint32_t taken = Gates::taken(word);
-  if (taken != 0 && (!std::has_single_bit(taken) || !gates_->exclusive(taken) || (admitted != 0 && taken != admitted))) {
-    return impl::concat("its gate's word has mask ", taken, " taken, not the one mode of its exclusive gate");
+  if (taken != 0 && (!std::has_single_bit(taken) || !gates_->exclusive(taken) || (exclusive && taken != admitted))) {
+    return impl::concat("its gate's word has mask ", taken,
+                        " taken, not one mode that conflicts with itself (its exclusive gate's, if open)");
   }
   const auto fast = gates_->count(&g);
   const std::uint32_t used = node.queue.held_mask() | node.queue.queued_mask();
+  const bool slow = (word & Gates::kSlowHolders) != 0;
+  if (slow && (admitted == 0 || exclusive)) return "its word marks slow holders, but its gate is no open shared gate";
+  if (admitted != 0 && !exclusive && slow != (node.queue.held_mask() != 0)) {
+    return impl::concat("its open gate's word says its queue ", slow ? "holds" : "holds nothing", ", but it ",
+                        node.queue.held_mask() != 0 ? "holds" : "holds nothing");
+  }
+  if (admitted != 0 && taken != 0 && used != 0) return "a mode is taken from its open gate while its queue holds";
+  if (taken != 0 && conflicting_slots(fast, taken)) return "a mode is taken beside a slot in a conflicting mode";
   if (admitted != 0 && (node.pseudo_held != 0 || node.queue.queued_mask() != 0 || (used & ~admitted) != 0)) {
     return "its gate is open while its queue holds or queues a mode the gate does not admit, or a pseudo task";
   }
@@ -148,7 +157,7 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
       return impl::concat("gate closed with ", fast[m], " fast holders of ", name, ", but no pseudo task holds it in ",
                           name);
     }
-    if (fast[m] != 0 && admitted != 0 && ((admitted >> m) & 1U) == 0) {
+    if (fast[m] != 0 && admitted != 0 && (((admitted | taken) >> m) & 1U) == 0) {
       return impl::concat(fast[m], " fast holders of ", name, ", which the open gate does not admit");
     }
     if (pseudo && fast[m] == 0) {
