@@ -1,9 +1,9 @@
 // What a thread's gate cache keeps (path_lock.hpp: GATES): a folder's gate
 // at once; a target's only when its gate was open already and the cache
 // entry is free or the target asks for it twice in a row. The cache is the
-// level before the lock-wide gate index; these tests pick targets whose
-// index slot the root's open gate holds, so that the index never finds
-// them and every step of theirs asks the cache.
+// level before the lock-wide gate index; these tests fill a target's index
+// bucket with other paths' open gates first, so that the index never finds
+// it and every step of theirs asks the cache.
 
 #include <gtest/gtest.h>
 
@@ -26,20 +26,29 @@ model::Path P(std::string_view text) { return model::Path::parse(text); }
 // One shard of 64 idle entries: an index of 128 slots.
 PathLockOptions small_index() { return PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 64}; }
 
-bool same_index_slot(const PathLock& lock, std::string_view a, std::string_view b) {
-  return PathLockTestPeer::index_slot(lock, a) == PathLockTestPeer::index_slot(lock, b);
+// Opens the gates of top-level paths of `path`'s index bucket until the
+// bucket has no room: `path`'s gate, opened later, is never indexed.
+void crowd_out_of_index(PathLock& lock, std::string_view path) {
+  const auto bucket = [&](std::string_view p) { return PathLockTestPeer::index_bucket(lock, p); };
+  std::size_t opened = 0;
+  for (int i = 0; opened < PathLockTestPeer::index_ways(lock); ++i) {
+    const std::string crowd = "/crowd" + std::to_string(i);
+    if (bucket(crowd) != bucket(path)) continue;
+    (void)lock.read(P(crowd));
+    ++opened;
+  }
 }
 
-// A top-level path whose index slot is the root's, and whose gate cache
-// entry is `folder`'s (kSameCacheEntry) or not the root's (kFreeCacheEntry).
+// A top-level path whose gate cache entry is `folder`'s (kSameCacheEntry)
+// or not the root's (kFreeCacheEntry), crowded out of the index.
 enum class CacheEntry : std::uint8_t { kSameCacheEntry, kFreeCacheEntry };
-std::string target_for(const PathLock& lock, std::string_view folder, CacheEntry entry) {
+std::string target_for(PathLock& lock, std::string_view folder, CacheEntry entry) {
   const auto cache_index = [](std::string_view p) { return impl::gate_cache_index(impl::path_hash(p)); };
   for (int i = 0;; ++i) {
     std::string candidate = "/leaf" + std::to_string(i);
-    if (!same_index_slot(lock, candidate, "/")) continue;
     const bool same = cache_index(candidate) == cache_index(folder);
     if (entry == CacheEntry::kSameCacheEntry ? same : (!same && cache_index(candidate) != cache_index("/"))) {
+      crowd_out_of_index(lock, candidate);
       return candidate;
     }
   }
@@ -92,7 +101,6 @@ TEST(GateCache, ALeafInAFreeEntryIsRememberedOnceItsGateIsOpen) {
 // A folder's gate found through the index joins the thread's cache.
 TEST(GateCache, AFolderFoundThroughTheIndexIsRemembered) {
   PathLock lock(impl::path_rwa_joined_scheme(), small_index());
-  ASSERT_FALSE(same_index_slot(lock, "/f", "/"));
   (void)lock.read(P("/f/x"));  // this thread opens the gates of / and /f
   on_fresh_thread([&] {
     EXPECT_FALSE(PathLockTestPeer::gate_cached(lock, "/f"));

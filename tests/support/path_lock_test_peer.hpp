@@ -101,19 +101,26 @@ struct PathLockTestPeer {
     const auto found = lock.look_up_plan_memo(request);
     return found.match == Lock::MemoMatch::kHit ? found.entry->steps : 0;
   }
-  // The record the lock-wide gate index names for `path`'s slot, and the
-  // record of `path`'s entry (nullptr: none).
-  static const void* indexed_record(const Lock& lock, std::string_view path) {
-    return lock.gates_->index[lock.gates_->index_slot(path_hash(path))].load();
-  }
-  static const void* record_of(const Lock& lock, std::string_view path) {
+  // Whether the lock-wide gate index names `path`'s entry's record, under
+  // the path's tag.
+  static bool indexed(const Lock& lock, std::string_view path) {
     const Lock::Node* n = node(lock, path);
-    return n == nullptr ? nullptr : n->gate;
+    if (n == nullptr) return false;
+    const std::uintptr_t entry = Lock::Gates::index_entry(n->gate, path_hash(path));
+    const auto& slots = lock.gates_->index_bucket(path_hash(path)).slots;
+    for (std::size_t i = 0; i < lock.gates_->index_ways; ++i) {
+      if (slots[i].load() == entry) return true;
+    }
+    return false;
   }
-  static std::size_t index_slots(const Lock& lock) { return lock.gates_->index_mask + 1; }
-  static std::size_t index_slot(const Lock& lock, std::string_view path) {
-    return lock.gates_->index_slot(path_hash(path));
+  static constexpr std::size_t gate_record_bytes() { return sizeof(Lock::GateRecord); }
+  static constexpr std::size_t indexed_key_bytes() { return Lock::IndexedKey::kBytes; }
+  static std::size_t index_slots(const Lock& lock) { return (lock.gates_->index_mask + 1) * lock.gates_->index_ways; }
+  static std::size_t index_ways(const Lock& lock) { return lock.gates_->index_ways; }
+  static std::size_t index_bucket(const Lock& lock, std::string_view path) {
+    return gate_index_bucket(path_hash(path), lock.gates_->index_mask + 1);
   }
+  static std::uintptr_t index_tag(std::string_view path) { return gate_index_tag(path_hash(path)); }
   static std::size_t index_slots_for(std::size_t shards, std::size_t max_idle_per_shard) {
     return Lock::Gates::index_slots(shards, max_idle_per_shard);
   }

@@ -104,8 +104,8 @@
 //
 // An entry held only fast (GATES) is active: eviction never takes it (its
 // holders become pseudo holds first). Each entry has a gate record of 192
-// bytes (its word's line, then a copy of its path for the index), which
-// outlives it: records are recycled within their shard, never freed while
+// bytes (its word and a copy of its path for the index on two lines, then
+// the fields its shard's lock guards), which outlives it: records are recycled within their shard, never freed while
 // the lock lives (a thread's gate cache or the index may still name one),
 // so they number the most entries the shard ever had at once. The gate
 // index takes 16 bytes per idle entry the bound allows (at most 8 MiB).
@@ -151,14 +151,19 @@
 // record, generation), filled when it takes the entry slowly (a folder at
 // once; a target only when its gate was open already and the cache entry is
 // free or it asks for it twice in a row, so that leaves read once among
-// thousands never push the folders out), then through the lock-wide index
-// (hash -> the record whose gate opened last for that slot, two slots per
-// entry the table may keep idle): a thread takes fast a gate that another
-// thread opened, though it never took the path itself (what it finds so
-// joins its cache by the same rule). A record keeps a copy of its path, rewritten only
-// between two of its generations, so a lookup that reads an open word, the
-// path, then the same generation again has found the path's gate (a
-// seqlock on the generation); a colliding or stale slot only misses. A
+// thousands never push the folders out), then through the lock-wide index:
+// a thread takes fast a gate that another thread opened, though it never
+// took the path itself (what it finds so joins its cache by the same rule).
+// The index is set-associative, two slots per entry the table may keep
+// idle, in buckets of 8 (a cache line; impl::gate_index_bucket): a slot
+// names a record whose gate opened for a path of that bucket, with 6 bits
+// of the path's hash in the pointer's low bits, so a lookup reads only
+// records of its own tag. A gate that opens takes a free slot of its
+// bucket or one whose gate is closed; the open gates of a full bucket keep
+// theirs. A record keeps a copy of its path, rewritten only between two of
+// its generations, so a lookup that reads an open word, the path, then the
+// same generation again has found the path's gate (a seqlock on the
+// generation); a record of another path or generation only misses. A
 // miss, a closed gate or a mode the gate does not admit takes the slow
 // path.
 //
@@ -545,9 +550,9 @@ class BasicPathLock {
   // a hold: ask_fast publishes a slot, settle_fast re-reads the word).
   bool find_indexed_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode, FastAsk& ask) noexcept;
   // REQUIRES: node->shard->mu held. index_gate: the entry's gate just opened;
-  // its record takes the index slot of its path unless another path's open
-  // gate has it. unindex_gate: its record retired; the slot is cleared if
-  // it names the record.
+  // its record takes a slot of its path's bucket that is free or names a
+  // closed gate, if there is one. unindex_gate: its record retired; the
+  // slot that names it (under its path's tag) is cleared.
   void index_gate(const Node* node) noexcept;
   void unindex_gate(const Node* node) noexcept;
   // Whether `word` (open, untaken) still admits the ask in its generation.

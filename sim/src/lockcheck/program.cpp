@@ -29,16 +29,18 @@ Path gate_cache_collider(std::string_view path) {
   }
 }
 
-// The first of /d0, /d1, ... whose lock lands on the same slot of the
-// lock's gate index as `path`'s, for every index check-lock's options make
-// (2 or 4 slots), and on another entry of a thread's gate cache.
+// The first of /d0, /d1, ... whose lock lands in the same bucket of the
+// lock's gate index as `path`'s, under the same tag, for every index
+// check-lock's options make (2 or 4 slots: one bucket), and on another entry
+// of a thread's gate cache: a lookup of one reads the other's record.
 Path gate_index_collider(std::string_view path) {
-  constexpr std::size_t kSlots = 4;
+  constexpr std::size_t kBuckets = 1;
   const std::uint64_t hash = impl::path_hash(path);
   for (std::size_t k = 0;; ++k) {
     const std::string candidate = fmt::format("/d{}", k);
     const std::uint64_t h = impl::path_hash(candidate);
-    if (impl::gate_index_slot(h, kSlots) == impl::gate_index_slot(hash, kSlots) &&
+    if (impl::gate_index_bucket(h, kBuckets) == impl::gate_index_bucket(hash, kBuckets) &&
+        impl::gate_index_tag(h) == impl::gate_index_tag(hash) &&
         impl::gate_cache_index(h) != impl::gate_cache_index(hash)) {
       return Path::parse(candidate);
     }
@@ -255,10 +257,11 @@ std::vector<LockProgram> builtin_programs() {
                {{call(read(p("/a/x")), WaitStyle::kBlocking, hold),
                  call(write(gate_cache_collider("/a")), WaitStyle::kBlocking, hold),
                  call(write(p("/w")), WaitStyle::kTimed)}}}),
-      // /a and a sibling that shares its slot of the lock's gate index:
+      // /a and a sibling of its bucket and tag in the lock's gate index:
       // thread 1 opens /a's gate and holds it, thread 0 (which never took
       // /a) reads below the sibling, which thread 1 writes.
-      program("gate-index-collision", "two folders share a slot of the lock's gate index: the index must tell them apart",
+      program("gate-index-collision", "two folders share a bucket and a tag of the lock's gate index: the index must tell "
+              "them apart",
               {{{call(write(p("/w")), WaitStyle::kBlocking, hold),
                  call(read(gate_index_collider("/a").child("z")), WaitStyle::kBlocking, hold)}},
                {{call(read(p("/a/x")), WaitStyle::kBlocking, hold),

@@ -94,11 +94,19 @@ inline constexpr std::size_t plan_memo_index(std::uint64_t memo_hash) noexcept {
   return memo_hash % kPlanMemoEntries;
 }
 
-// The lock-wide gate index is direct-mapped too, over `slots` (a power of
-// two): by bits 16 and up, independent of the thread's cache (the low bits)
-// and of the shard (bits 40 and up) for every index size the lock makes.
-inline constexpr std::size_t gate_index_slot(std::uint64_t hash, std::size_t slots) noexcept {
-  return static_cast<std::size_t>(hash >> 16) & (slots - 1);
+// The lock-wide gate index is set-associative: buckets of up to
+// kGateIndexWays slots, a bucket a cache line, picked by bits 16 and up of
+// the hash (independent of the thread's cache, the low bits, and of the
+// shard, bits 40 and up, for every index size the lock makes). A slot keeps
+// its path's tag (the hash's top 6 bits) in the low bits of the record's
+// pointer, so a lookup reads only the records whose tag is its path's.
+inline constexpr std::size_t kGateIndexWays = 8;
+inline constexpr std::uintptr_t kGateIndexTagMask = 63;  // a gate record is 64-aligned
+inline constexpr std::size_t gate_index_bucket(std::uint64_t hash, std::size_t buckets) noexcept {
+  return static_cast<std::size_t>(hash >> 16) & (buckets - 1);
+}
+inline constexpr std::uintptr_t gate_index_tag(std::uint64_t hash) noexcept {
+  return static_cast<std::uintptr_t>(hash >> 58);
 }
 
 }  // namespace pathlock::impl

@@ -37,14 +37,7 @@ BasicPathLock<P>::BasicPathLock(const impl::Scheme& scheme, PathLockOptions opti
   if (options_.fast_gates) {
     gates_->sets = impl::gate_mode_sets(scheme_);
     gates_->exclusive_modes = impl::exclusive_gate_modes(scheme_);
-    for (std::uint8_t a = 0; a < scheme_.mode_count(); ++a) {
-      for (std::uint8_t b = 0; b < scheme_.mode_count(); ++b) {
-        if (!scheme_.compatible(impl::ModeId{a}, impl::ModeId{b})) gates_->conflicting[a] |= 1U << b;
-      }
-    }
-    const std::size_t slots = Gates::index_slots(options_.shards, options_.max_idle_locks_per_shard);
-    gates_->index = std::make_unique<Atomic<GateRecord*>[]>(slots);
-    gates_->index_mask = slots - 1;
+    gates_->make_index(Gates::index_slots(options_.shards, options_.max_idle_locks_per_shard));
     gates_->ancestor_modes = 1U << scheme_.mode_for(impl::Role::kReadAncestor).index |
                              1U << scheme_.mode_for(impl::Role::kWriteAncestor).index;
     for (const std::uint32_t set : gates_->sets) {

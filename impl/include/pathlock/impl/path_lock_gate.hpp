@@ -110,7 +110,10 @@ namespace pathlock {
 // that generation.
 template <typename P>
 struct BasicPathLock<P>::IndexedKey {
-  static constexpr std::size_t kBytes = 112;  // longer paths are never found through the index
+  // Longer paths are never found through the index. With the length, the
+  // copy fills a record's first two lines after the word and its reference
+  // bit (GateRecord): 16 + 8 + 104 = 128 bytes.
+  static constexpr std::size_t kBytes = 104;
   static constexpr std::size_t kWords = kBytes / 8;
   static constexpr std::uint32_t kNone = 0;  // no path (a fresh record, or one too long)
   Atomic<std::uint32_t> length{};            // the path's length + 1, or kNone
@@ -154,18 +157,20 @@ struct BasicPathLock<P>::IndexedKey {
 // One entry's gate (the word fast acquirers read) and who owns it.
 // The word's line is its own: a folder's word is read by every core, and
 // must not share its line with a busy neighbour's word that opens and
-// closes. The path's copy, read by index lookups, follows on its own lines.
+// closes, nor with the fields a slow step writes. The path's copy, read by
+// index lookups and written only between generations, starts on the word's
+// line: a lookup of a path of up to 48 bytes reads one line of the record.
 template <typename P>
 struct alignas(64) BasicPathLock<P>::GateRecord {
-  Atomic<std::uint64_t> word{};  // generation << 16 | taken << 8 | admitted modes
+  Atomic<std::uint64_t> word{};  // generation << 17 | slow << 16 | taken << 8 | admitted modes
   // Set by a fast grant when clear (so written once per eviction pass, not
   // per grant), cleared by eviction's first pass: CLOCK's reference bit.
   Atomic<bool> used_fast{};
+  IndexedKey key;  // written under shard->mu, read by anyone (IndexedKey)
   // protected by shard->mu:
-  Node* owner = nullptr;       // the entry using this record, if any
+  alignas(64) Node* owner = nullptr;  // the entry using this record, if any
   GateRecord* next_free = nullptr;
-  Shard* shard = nullptr;      // fixed
-  alignas(64) IndexedKey key;  // written under shard->mu, read by anyone (IndexedKey)
+  Shard* shard = nullptr;  // fixed
 };
 
 // Where a request's fast prefix sets its slots: this thread's block, found
@@ -195,12 +200,17 @@ struct BasicPathLock<P>::Gates {
   // Blocks any thread has used: closers scan only these. Raised (seq_cst)
   // before a thread first publishes a slot in a block.
   alignas(64) Atomic<std::size_t> blocks_in_use{};
-  // The lock-wide index: slot (hash & index_mask) names the record whose
-  // gate opened last for a path of that hash (direct-mapped; a lookup
-  // checks the record's path and generation, so a stale or colliding slot
-  // only misses). Lets a thread take a gate its own cache does not know.
-  std::unique_ptr<Atomic<GateRecord*>[]> index;
-  std::size_t index_mask = 0;
+  // The lock-wide index (impl::gate_index_bucket): a bucket's slots name
+  // records whose gates opened for paths of that bucket, each entry the
+  // record's address | its path's tag (0 = empty). A lookup checks the
+  // record's path and generation, so a stale slot or a tag shared by two
+  // paths only misses. Lets a thread take a gate its own cache does not know.
+  struct alignas(64) IndexBucket {
+    std::array<Atomic<std::uintptr_t>, impl::kGateIndexWays> slots{};
+  };
+  std::unique_ptr<IndexBucket[]> index;
+  std::size_t index_mask = 0;  // buckets - 1
+  std::size_t index_ways = 0;  // slots used per bucket: kGateIndexWays, or every slot of a smaller index
   // Two slots per entry the table may keep idle (a power of two, at least
   // 2, at most 2^20: 8 MiB).
   static constexpr std::size_t kMaxIndexSlots = std::size_t{1} << 20;
@@ -209,7 +219,21 @@ struct BasicPathLock<P>::Gates {
                              std::min(std::max<std::size_t>(1, max_idle_per_shard), kMaxIndexSlots);
     return std::bit_ceil(std::min(2 * idle, kMaxIndexSlots));
   }
-  std::size_t index_slot(std::uint64_t hash) const noexcept { return impl::gate_index_slot(hash, index_mask + 1); }
+  void make_index(std::size_t slots) {
+    index_ways = std::min(slots, impl::kGateIndexWays);
+    index = std::make_unique<IndexBucket[]>(slots / index_ways);
+    index_mask = slots / index_ways - 1;
+  }
+  IndexBucket& index_bucket(std::uint64_t hash) const noexcept {
+    return index[impl::gate_index_bucket(hash, index_mask + 1)];
+  }
+  static std::uintptr_t index_entry(const GateRecord* g, std::uint64_t hash) noexcept {
+    static_assert(alignof(GateRecord) > impl::kGateIndexTagMask, "the tag lives in a record address's low bits");
+    return reinterpret_cast<std::uintptr_t>(g) | impl::gate_index_tag(hash);
+  }
+  static GateRecord* indexed_record(std::uintptr_t entry) noexcept {
+    return reinterpret_cast<GateRecord*>(entry & ~impl::kGateIndexTagMask);
+  }
   std::vector<std::uint32_t> sets;  // impl::gate_mode_sets; empty = no fast path
   std::uint32_t any_mode = 0;       // union of sets: the modes worth trying fast
   std::size_t widest = 0;           // most modes in one set: pseudo holds a close may add
@@ -233,8 +257,13 @@ struct BasicPathLock<P>::Gates {
   // the word of an open shared gate too.
   std::uint32_t exclusive_modes = 0;
   bool exclusive(std::uint32_t set) const noexcept { return (set & exclusive_modes) != 0; }
-  // For each mode, the modes that conflict with it (the scheme's table).
-  std::array<std::uint32_t, impl::kMaxModes> conflicting{};
+  // Whether an open gate that admits `admitted` can serve a step in
+  // `mode`: it admits the mode, or the mode conflicts with itself and the
+  // gate is a shared set, whose word the step takes.
+  bool serves(std::uint32_t admitted, impl::ModeId mode) const noexcept {
+    const std::uint32_t m = 1U << mode.index;
+    return (admitted & m) != 0 || (exclusive(m) && admitted != 0 && !exclusive(admitted));
+  }
   static std::uintptr_t slot_value(const GateRecord* g, impl::ModeId m) noexcept {
     return reinterpret_cast<std::uintptr_t>(&g->word) | m.index;  // &word is 8-aligned; modes < 8
   }
@@ -246,28 +275,36 @@ struct BasicPathLock<P>::Gates {
     const std::uint32_t taken_mode = taken(g->word.load(std::memory_order_seq_cst));
     if (taken_out != nullptr) *taken_out = taken_mode;
     for (std::size_t m = 0; m < n.size(); ++m) n[m] = (taken_mode >> m) & 1U;
-    const std::uintptr_t id = slot_value(g, impl::ModeId{0});
-    const std::size_t used = std::min(blocks_in_use.load(std::memory_order_seq_cst), kBlocks);
-    for (std::size_t b = 0; b < used; ++b) {
-      for (const auto& slot : blocks[b].slots) {
-        const std::uintptr_t v = slot.load(std::memory_order_seq_cst);
-        if (v != 0 && (v & ~std::uintptr_t{7}) == id) ++n[v & 7];
-      }
-    }
+    for_each_slot_of(g, [&](impl::ModeId m) {
+      ++n[m.index];
+      return SlotScan::kGoOn;
+    });
     return n;
   }
   // Whether a slot names `g` in one of `modes` (seq_cst loads: the caller
   // wrote g's word by a seq_cst read-modify-write just before).
   bool any_slot(const GateRecord* g, std::uint32_t modes) const noexcept {
+    bool found = false;
+    for_each_slot_of(g, [&](impl::ModeId m) {
+      found = ((modes >> m.index) & 1U) != 0;
+      return found ? SlotScan::kStop : SlotScan::kGoOn;
+    });
+    return found;
+  }
+  // Calls fn(mode) for each slot of the blocks in use that names `g` (seq_cst
+  // loads, the closers' side of the Dekker pairing), until fn says kStop.
+  enum class SlotScan : std::uint8_t { kGoOn, kStop };
+  template <typename Fn>
+  void for_each_slot_of(const GateRecord* g, Fn fn) const noexcept {
     const std::uintptr_t id = slot_value(g, impl::ModeId{0});
     const std::size_t used = std::min(blocks_in_use.load(std::memory_order_seq_cst), kBlocks);
     for (std::size_t b = 0; b < used; ++b) {
       for (const auto& slot : blocks[b].slots) {
         const std::uintptr_t v = slot.load(std::memory_order_seq_cst);
-        if (v != 0 && (v & ~std::uintptr_t{7}) == id && ((modes >> (v & 7)) & 1U) != 0) return true;
+        if (v == 0 || (v & ~std::uintptr_t{7}) != id) continue;
+        if (fn(impl::ModeId{static_cast<std::uint8_t>(v & 7)}) == SlotScan::kStop) return;
       }
     }
-    return false;
   }
   // A free slot of this thread's block, set to (g, m) by a plain store: the
   // caller issues a seq_cst fence before it re-reads the gate's word.
@@ -420,39 +457,63 @@ template <typename P>
 bool BasicPathLock<P>::find_indexed_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode,
                                          FastAsk& ask) noexcept {
   if (gates_->index == nullptr || key.size() > IndexedKey::kBytes) return false;
-  GateRecord* g = gates_->index[gates_->index_slot(hash)].load(std::memory_order_acquire);
-  if (g == nullptr) return false;
-  // The word first (acquire: an open word was stored after its path), the
-  // path, then the generation again (IndexedKey's seqlock).
-  const std::uint64_t w = g->word.load(std::memory_order_acquire);
-  const std::uint32_t admitted = Gates::admitted(w);
-  // A mode that conflicts with itself may take any open gate's word (publish_ask says whether it can now).
-  const bool usable = ((admitted >> mode.index) & 1U) != 0 || (admitted != 0 && gates_->exclusive(1U << mode.index));
-  if (!usable || !g->key.spells(key)) return false;
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (Gates::generation(g->word.load(std::memory_order_relaxed)) != Gates::generation(w)) return false;
-  std::construct_at(&ask, FastAsk{nullptr, g, Gates::generation(w), mode, key});
-  return true;
+  const std::uintptr_t tag = impl::gate_index_tag(hash);
+  const auto& slots = gates_->index_bucket(hash).slots;
+  for (std::size_t i = 0; i < gates_->index_ways; ++i) {
+    const std::uintptr_t entry = slots[i].load(std::memory_order_acquire);
+    if (entry == 0 || (entry & impl::kGateIndexTagMask) != tag) continue;
+    GateRecord* g = Gates::indexed_record(entry);
+    // The word first (acquire: an open word was stored after its path), the
+    // path, then the generation again (IndexedKey's seqlock).
+    const std::uint64_t w = g->word.load(std::memory_order_acquire);
+    // (publish_ask says whether the gate serves the step now.)
+    if (!gates_->serves(Gates::admitted(w), mode) || !g->key.spells(key)) continue;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (Gates::generation(g->word.load(std::memory_order_relaxed)) != Gates::generation(w)) return false;
+    std::construct_at(&ask, FastAsk{nullptr, g, Gates::generation(w), mode, key});
+    return true;
+  }
+  return false;
 }
 
 template <typename P>
 void BasicPathLock<P>::index_gate(const Node* node) noexcept {
-  if (gates_->index == nullptr) return;
-  Atomic<GateRecord*>& slot = gates_->index[gates_->index_slot(node->hash)];
-  GateRecord* current = slot.load(std::memory_order_relaxed);
-  if (current == node->gate) return;
-  // Another path's open gate keeps its place: two hot paths of one slot
-  // would otherwise take it from each other at every slow step.
-  if (current != nullptr && Gates::admitted(current->word.load(std::memory_order_relaxed)) != 0) return;
-  slot.store(node->gate, std::memory_order_release);
+  if (gates_->index == nullptr || node->key.size() > IndexedKey::kBytes) return;  // never looked up
+  const std::uintptr_t entry = Gates::index_entry(node->gate, node->hash);
+  auto& slots = gates_->index_bucket(node->hash).slots;
+  // Where the record may go: a free slot, else one naming a closed gate.
+  // Other paths' open gates keep their places: hot paths of one bucket
+  // would otherwise take them from each other at every slow step.
+  Atomic<std::uintptr_t>* free = nullptr;
+  std::uintptr_t free_was = 0;
+  for (std::size_t i = 0; i < gates_->index_ways; ++i) {
+    const std::uintptr_t current = slots[i].load(std::memory_order_relaxed);
+    if (current == entry) return;
+    if (free != nullptr && free_was == 0) continue;
+    if (current == 0 ||
+        Gates::admitted(Gates::indexed_record(current)->word.load(std::memory_order_relaxed)) == 0) {
+      free = &slots[i];
+      free_was = current;
+    }
+  }
+  // A lookup may read the slot before the gate's path is written: it
+  // checks the path and generation anyway. A slot another shard's step
+  // filled meanwhile is left to it (the index is a hint).
+  if (free != nullptr) free->compare_exchange_strong(free_was, entry, std::memory_order_release);
 }
 
 template <typename P>
 void BasicPathLock<P>::unindex_gate(const Node* node) noexcept {
   if (gates_->index == nullptr) return;
-  GateRecord* expected = node->gate;
-  gates_->index[gates_->index_slot(node->hash)].compare_exchange_strong(expected, nullptr,
-                                                                           std::memory_order_relaxed);
+  const std::uintptr_t entry = Gates::index_entry(node->gate, node->hash);
+  auto& slots = gates_->index_bucket(node->hash).slots;
+  for (std::size_t i = 0; i < gates_->index_ways; ++i) {
+    std::uintptr_t expected = entry;
+    if (slots[i].load(std::memory_order_relaxed) == entry &&
+        slots[i].compare_exchange_strong(expected, 0, std::memory_order_relaxed)) {
+      return;
+    }
+  }
 }
 
 template <typename P>
@@ -463,10 +524,8 @@ bool BasicPathLock<P>::admits(const FastAsk& ask, std::uint64_t word) noexcept {
 
 template <typename P>
 bool BasicPathLock<P>::takeable(const FastAsk& ask, std::uint64_t word) noexcept {
-  const std::uint32_t admitted = Gates::admitted(word);
-  return Gates::generation(word) == ask.generation && admitted != 0 && Gates::taken(word) == 0 &&
-         (word & Gates::kSlowHolders) == 0 &&
-         (admitted == (1U << ask.mode.index) || !gates_->exclusive(admitted));
+  return Gates::generation(word) == ask.generation && Gates::taken(word) == 0 &&
+         (word & Gates::kSlowHolders) == 0 && gates_->serves(Gates::admitted(word), ask.mode);
 }
 
 template <typename P>
@@ -479,7 +538,7 @@ bool BasicPathLock<P>::take_exclusive(const FastAsk& ask, impl::TaskId task) noe
     // A shared gate: a fast holder in a conflicting mode may have set its
     // slot before the take (it sees nothing taken); one that sets it after
     // sees the take and withdraws.
-    if (ask.set == mode || !gates_->any_slot(ask.record, ask.set & gates_->conflicting[ask.mode.index])) return true;
+    if (ask.set == mode || !gates_->any_slot(ask.record, ask.set & scheme_.conflict_mask(ask.mode))) return true;
     impl::observe<P>(impl::LockEvent::kWithdrawn, ask.key, task, ask.mode);
     release_exclusive(ask.record, ask.mode);
     return false;
@@ -579,8 +638,10 @@ void BasicPathLock<P>::close_gate(Node* node) {
   // Room for every pseudo hold first: once the gate is closed, the fast
   // holders must become pseudo holds, or a conflicting request would be
   // granted beside them.
-  // (and one for a mode taken on a shared gate)
-  node->queue.reserve_holders(static_cast<std::size_t>(std::popcount(admitted)) + 1);
+  // One per admitted mode, and one for a mode that conflicts with itself
+  // taken on a shared set (an exclusive gate's taken mode is its admitted one).
+  const bool may_be_taken_beside = gates_->exclusive_modes != 0 && !gates_->exclusive(admitted);
+  node->queue.reserve_holders(static_cast<std::size_t>(std::popcount(admitted)) + (may_be_taken_beside ? 1U : 0U));
   // A taken mode stays taken; slow holders are not marked on a closed gate.
   g->word.fetch_and(~(Gates::kModeMask | Gates::kSlowHolders), std::memory_order_seq_cst);
   // The fast holders hold the entry in admitted (or taken) modes,
@@ -635,7 +696,7 @@ bool BasicPathLock<P>::conflicting_slots(const std::array<std::uint32_t, impl::k
   const impl::ModeId x{static_cast<std::uint8_t>(std::countr_zero(taken))};
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
     const std::uint32_t slots = fast[m] - ((taken >> m) & 1U);
-    if (slots != 0 && ((gates_->conflicting[x.index] >> m) & 1U) != 0) return true;
+    if (slots != 0 && ((scheme_.conflict_mask(x) >> m) & 1U) != 0) return true;
   }
   return false;
 }

@@ -197,6 +197,10 @@ class Scheme {
   bool compatible(ModeId a, ModeId b) const noexcept {
     return (compatible_mask_[a.index] >> b.index) & 1U;
   }
+  // The modes that conflict with `a`, as a mask (bit b: !compatible(a, b)).
+  std::uint32_t conflict_mask(ModeId a) const noexcept {
+    return ~std::uint32_t{compatible_mask_[a.index]} & ((1U << mode_count()) - 1);
+  }
   ModeId join(ModeId a, ModeId b) const noexcept { return join_[a.index][b.index]; }
   ModeId mode_for(Role role) const noexcept {
     return spec_.role_modes[static_cast<std::size_t>(role)];
