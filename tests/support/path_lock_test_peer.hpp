@@ -106,12 +106,8 @@ struct PathLockTestPeer {
   static bool indexed(const Lock& lock, std::string_view path) {
     const Lock::Node* n = node(lock, path);
     if (n == nullptr) return false;
-    const std::uintptr_t entry = Lock::Gates::index_entry(n->gate, path_hash(path));
-    const auto& slots = lock.gates_->index_bucket(path_hash(path)).slots;
-    for (std::size_t i = 0; i < lock.gates_->index_ways; ++i) {
-      if (slots[i].load() == entry) return true;
-    }
-    return false;
+    return lock.gates_->find_index_slot(path_hash(path), Lock::Gates::index_entry(n->gate, path_hash(path))) !=
+           nullptr;
   }
   static constexpr std::size_t gate_record_bytes() { return sizeof(Lock::GateRecord); }
   static constexpr std::size_t indexed_key_bytes() { return Lock::IndexedKey::kBytes; }

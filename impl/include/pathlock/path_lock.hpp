@@ -105,10 +105,11 @@
 // An entry held only fast (GATES) is active: eviction never takes it (its
 // holders become pseudo holds first). Each entry has a gate record of 192
 // bytes (its word and a copy of its path for the index on two lines, then
-// the fields its shard's lock guards), which outlives it: records are recycled within their shard, never freed while
-// the lock lives (a thread's gate cache or the index may still name one),
-// so they number the most entries the shard ever had at once. The gate
-// index takes 16 bytes per idle entry the bound allows (at most 8 MiB).
+// the fields its shard's lock guards), which outlives it: records are
+// recycled within their shard, never freed while the lock lives (a thread's
+// gate cache or the index may still name one), so they number the most
+// entries the shard ever had at once. The gate index takes 16 bytes per
+// idle entry the bound allows (at most 8 MiB).
 //
 // Eviction cannot race a waiter: finding an entry (which flags it in use)
 // and queueing on it happen in one critical section of its shard, and only

@@ -159,7 +159,8 @@ struct BasicPathLock<P>::IndexedKey {
 // must not share its line with a busy neighbour's word that opens and
 // closes, nor with the fields a slow step writes. The path's copy, read by
 // index lookups and written only between generations, starts on the word's
-// line: a lookup of a path of up to 48 bytes reads one line of the record.
+// line: a lookup of a path of up to 40 bytes reads one line of the record
+// (the copy's words start at byte 24).
 template <typename P>
 struct alignas(64) BasicPathLock<P>::GateRecord {
   Atomic<std::uint64_t> word{};  // generation << 17 | slow << 16 | taken << 8 | admitted modes
@@ -233,6 +234,14 @@ struct BasicPathLock<P>::Gates {
   }
   static GateRecord* indexed_record(std::uintptr_t entry) noexcept {
     return reinterpret_cast<GateRecord*>(entry & ~impl::kGateIndexTagMask);
+  }
+  // The slot of `hash`'s bucket that holds `entry`, if one does.
+  Atomic<std::uintptr_t>* find_index_slot(std::uint64_t hash, std::uintptr_t entry) const noexcept {
+    auto& slots = index_bucket(hash).slots;
+    for (std::size_t i = 0; i < index_ways; ++i) {
+      if (slots[i].load(std::memory_order_relaxed) == entry) return &slots[i];
+    }
+    return nullptr;
   }
   std::vector<std::uint32_t> sets;  // impl::gate_mode_sets; empty = no fast path
   std::uint32_t any_mode = 0;       // union of sets: the modes worth trying fast
@@ -480,39 +489,40 @@ template <typename P>
 void BasicPathLock<P>::index_gate(const Node* node) noexcept {
   if (gates_->index == nullptr || node->key.size() > IndexedKey::kBytes) return;  // never looked up
   const std::uintptr_t entry = Gates::index_entry(node->gate, node->hash);
+  if (gates_->find_index_slot(node->hash, entry) != nullptr) return;
+  // Where the record may go: the first free slot, else the last one naming
+  // a closed gate. Other paths' open gates keep their places: hot paths of
+  // one bucket would otherwise take them from each other at every slow step.
   auto& slots = gates_->index_bucket(node->hash).slots;
-  // Where the record may go: a free slot, else one naming a closed gate.
-  // Other paths' open gates keep their places: hot paths of one bucket
-  // would otherwise take them from each other at every slow step.
   Atomic<std::uintptr_t>* free = nullptr;
-  std::uintptr_t free_was = 0;
-  for (std::size_t i = 0; i < gates_->index_ways; ++i) {
+  Atomic<std::uintptr_t>* closed = nullptr;
+  std::uintptr_t closed_was = 0;
+  for (std::size_t i = 0; i < gates_->index_ways && free == nullptr; ++i) {
     const std::uintptr_t current = slots[i].load(std::memory_order_relaxed);
-    if (current == entry) return;
-    if (free != nullptr && free_was == 0) continue;
-    if (current == 0 ||
-        Gates::admitted(Gates::indexed_record(current)->word.load(std::memory_order_relaxed)) == 0) {
+    if (current == 0) {
       free = &slots[i];
-      free_was = current;
+    } else if (Gates::admitted(Gates::indexed_record(current)->word.load(std::memory_order_relaxed)) == 0) {
+      closed = &slots[i];
+      closed_was = current;
     }
   }
   // A lookup may read the slot before the gate's path is written: it
   // checks the path and generation anyway. A slot another shard's step
   // filled meanwhile is left to it (the index is a hint).
-  if (free != nullptr) free->compare_exchange_strong(free_was, entry, std::memory_order_release);
+  std::uintptr_t expected = 0;
+  if (free != nullptr) {
+    free->compare_exchange_strong(expected, entry, std::memory_order_release);
+  } else if (closed != nullptr) {
+    closed->compare_exchange_strong(closed_was, entry, std::memory_order_release);
+  }
 }
 
 template <typename P>
 void BasicPathLock<P>::unindex_gate(const Node* node) noexcept {
   if (gates_->index == nullptr) return;
-  const std::uintptr_t entry = Gates::index_entry(node->gate, node->hash);
-  auto& slots = gates_->index_bucket(node->hash).slots;
-  for (std::size_t i = 0; i < gates_->index_ways; ++i) {
-    std::uintptr_t expected = entry;
-    if (slots[i].load(std::memory_order_relaxed) == entry &&
-        slots[i].compare_exchange_strong(expected, 0, std::memory_order_relaxed)) {
-      return;
-    }
+  std::uintptr_t entry = Gates::index_entry(node->gate, node->hash);
+  if (Atomic<std::uintptr_t>* slot = gates_->find_index_slot(node->hash, entry)) {
+    slot->compare_exchange_strong(entry, 0, std::memory_order_relaxed);
   }
 }
 
