@@ -613,15 +613,22 @@ void BasicPathLock<P>::drain_closed_gates(std::size_t n, RecordAt&& record_at) n
 template <typename P>
 std::size_t BasicPathLock<P>::take_fast_prefix(std::span<const impl::StepView> steps, Guard& guard,
                                                const MemoLookup* memo) noexcept {
-  if (gates_->any_mode == 0) return 0;
+  if (gates_->any_mode == 0 || steps.empty()) return 0;
   FastAskRoom room;
   FastAsk* const asked = room.asks;
   SlotCursor cursor;
+  // The target's gate is the one a thread's cache least often knows (a
+  // folder's is cached at once): its index bucket is fetched while the
+  // folders' steps are asked.
+  const std::size_t last = std::min(steps.size(), Gates::kSlotsPerBlock) - 1;
+  const std::uint64_t last_hash = impl::path_hash(steps[last].lock);
+  if (gates_->index != nullptr) __builtin_prefetch(&gates_->index_bucket(last_hash));
   std::size_t n = 0;
   while (n < steps.size() && n < Gates::kSlotsPerBlock) {
     const impl::StepView& step = steps[n];
     if (((gates_->any_mode >> step.mode.index) & 1U) == 0 ||
-        !ask_fast(step.lock, impl::path_hash(step.lock), step.mode, guard.id_, asked[n], cursor)) {
+        !ask_fast(step.lock, n == last ? last_hash : impl::path_hash(step.lock), step.mode, guard.id_, asked[n],
+                  cursor)) {
       break;
     }
     ++n;
