@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -116,32 +117,46 @@ class NaiveMapOfSharedMutex {
 // A striped table of std::shared_mutex (64 stripes, by the prefix's hash):
 // the stripes an operation needs, deduplicated (exclusive wins), locked in
 // stripe order. Coarse (two paths that share a stripe exclude each other)
-// but with no global lock and no lookup.
+// but with no global lock and no lookup. Like the other peers (and
+// PathLock), it hashes an operation's paths inside the timed loop: a caller
+// hands it the operation, and plan() (no allocation) is part of acquire.
 class StripedSharedMutex {
  public:
   static constexpr std::size_t kStripes = 64;
-  // What one operation locks; prepared before timing.
+  static constexpr std::size_t kMaxStripes = 16;  // prefixes per operation: the workloads' are 5
   struct Plan {
-    std::vector<std::pair<std::size_t, Access>> stripes;  // ascending stripe
+    std::array<std::pair<std::uint8_t, Access>, kMaxStripes> stripes;  // ascending stripe
+    std::size_t size = 0;
   };
   static Plan plan(const Operation& op) {
-    std::map<std::size_t, Access> by_stripe;
+    if (op.prefixes.size() > kMaxStripes) throw std::length_error("StripedSharedMutex: more prefixes than kMaxStripes");
+    Plan out;
     for (std::size_t i = 0; i < op.prefixes.size(); ++i) {
-      const std::size_t s = std::hash<std::string>{}(op.prefixes[i]) % kStripes;
-      const bool write = op.access == Access::kWrite && i + 1 == op.prefixes.size();
-      auto [it, inserted] = by_stripe.emplace(s, write ? Access::kWrite : Access::kRead);
-      if (!inserted && write) it->second = Access::kWrite;
+      const auto stripe = static_cast<std::uint8_t>(std::hash<std::string>{}(op.prefixes[i]) % kStripes);
+      const Access access = op.access == Access::kWrite && i + 1 == op.prefixes.size() ? Access::kWrite : Access::kRead;
+      auto* const end = out.stripes.begin() + out.size;
+      auto* const at = std::lower_bound(out.stripes.begin(), end, stripe,
+                                        [](const auto& entry, std::uint8_t s) { return entry.first < s; });
+      if (at != end && at->first == stripe) {
+        if (access == Access::kWrite) at->second = Access::kWrite;
+        continue;
+      }
+      std::move_backward(at, end, end + 1);
+      *at = {stripe, access};
+      ++out.size;
     }
-    return Plan{{by_stripe.begin(), by_stripe.end()}};
+    return out;
   }
   void acquire(const Plan& p) {
-    for (const auto& [s, access] : p.stripes) {
+    for (std::size_t i = 0; i < p.size; ++i) {
+      const auto& [s, access] = p.stripes[i];
       if (access == Access::kWrite) stripes_[s].mu.lock(); else stripes_[s].mu.lock_shared();
     }
   }
   void release(const Plan& p) {
-    for (auto it = p.stripes.rbegin(); it != p.stripes.rend(); ++it) {
-      if (it->second == Access::kWrite) stripes_[it->first].mu.unlock(); else stripes_[it->first].mu.unlock_shared();
+    for (std::size_t i = p.size; i > 0; --i) {
+      const auto& [s, access] = p.stripes[i - 1];
+      if (access == Access::kWrite) stripes_[s].mu.unlock(); else stripes_[s].mu.unlock_shared();
     }
   }
 

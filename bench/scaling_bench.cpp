@@ -87,11 +87,9 @@ void baseline_case(benchmark::State& state, Lock& lock, Workload w) {
 
 void striped_case(benchmark::State& state, pathlock::bench::StripedSharedMutex& lock, Workload w) {
   using Striped = pathlock::bench::StripedSharedMutex;
-  std::vector<Striped::Plan> plans;
-  for (const auto& op : pathlock::bench::operations_for(w, state.thread_index(), g_seed)) {
-    plans.push_back(Striped::plan(op));
-  }
-  cycle(state, plans, [&](const Striped::Plan& p) {
+  const auto ops = pathlock::bench::operations_for(w, state.thread_index(), g_seed);
+  cycle(state, ops, [&](const Operation& op) {
+    const Striped::Plan p = Striped::plan(op);
     lock.acquire(p);
     benchmark::ClobberMemory();
     lock.release(p);
