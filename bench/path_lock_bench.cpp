@@ -283,7 +283,7 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
   std::string out;
   const auto line = [&out](const std::string& s) { out += s + "\n"; };
   line("");
-  line("### PathLock against the baselines (this run, " + std::to_string(cpus) + " CPUs)");
+  line("### PathLock against the baselines (this run, " + pathlock::bench::cpus_named(cpus) + ")");
   line("");
   line("Uncontended acquire+release, ns per request (depth-4 request: 5 locks for a write or read, 7 for the copy);");
   line("allocs = heap allocations per write acquire+release.");

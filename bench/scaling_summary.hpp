@@ -65,7 +65,7 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   std::string out;
   const auto line = [&out](const std::string& s) { out += s + "\n"; };
   line("");
-  line("### Scaling (this run: " + std::to_string(cpus) + " CPUs, threads 1 to " + std::to_string(top) +
+  line("### Scaling (this run: " + cpus_named(cpus) + "; threads 1 to " + std::to_string(top) +
        ", seed " + std::to_string(seed) + ")");
   line("");
   line("Million acquisitions per second, summed over threads. scaling = " + std::to_string(top) +

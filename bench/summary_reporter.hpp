@@ -31,6 +31,27 @@ struct Figures {
 // Run name -> figures.
 using FigureTable = std::map<std::string, Figures>;
 
+// The processor's name as the kernel gives it (the first "model name" of
+// /proc/cpuinfo), for a summary's heading: figures from two machines are
+// not comparable. Empty where there is none.
+inline std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string row; std::getline(in, row);) {
+    if (row.rfind("model name", 0) != 0) continue;
+    const auto colon = row.find(':');
+    if (colon == std::string::npos) break;
+    const auto start = row.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? std::string() : row.substr(start);
+  }
+  return {};
+}
+
+// "2 CPUs", or "2 CPUs, AMD EPYC" where the processor is known.
+inline std::string cpus_named(int cpus) {
+  const std::string model = cpu_model();
+  return std::to_string(cpus) + " CPUs" + (model.empty() ? "" : ", " + model);
+}
+
 inline std::string fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
