@@ -129,14 +129,17 @@ class StripedSharedMutex {
     std::size_t size = 0;
   };
   static Plan plan(const Operation& op) {
-    if (op.prefixes.size() > kMaxStripes) throw std::length_error("StripedSharedMutex: more prefixes than kMaxStripes");
+    if (op.prefixes.size() > kMaxStripes) {
+      throw std::length_error("StripedSharedMutex: an operation of " + std::to_string(op.prefixes.size()) +
+                              " prefixes; at most " + std::to_string(kMaxStripes));
+    }
     Plan out;
     for (std::size_t i = 0; i < op.prefixes.size(); ++i) {
       const auto stripe = static_cast<std::uint8_t>(std::hash<std::string>{}(op.prefixes[i]) % kStripes);
       const Access access = op.access == Access::kWrite && i + 1 == op.prefixes.size() ? Access::kWrite : Access::kRead;
-      auto* const end = out.stripes.begin() + out.size;
-      auto* const at = std::lower_bound(out.stripes.begin(), end, stripe,
-                                        [](const auto& entry, std::uint8_t s) { return entry.first < s; });
+      const auto end = out.stripes.begin() + static_cast<std::ptrdiff_t>(out.size);
+      const auto at = std::lower_bound(out.stripes.begin(), end, stripe,
+                                       [](const auto& entry, std::uint8_t s) { return entry.first < s; });
       if (at != end && at->first == stripe) {
         if (access == Access::kWrite) at->second = Access::kWrite;
         continue;
