@@ -498,7 +498,9 @@ void BasicPathLock<P>::index_gate(const Node* node) noexcept {
   Atomic<std::uintptr_t>* closed = nullptr;
   std::uintptr_t closed_was = 0;
   for (std::size_t i = 0; i < gates_->index_ways && free == nullptr; ++i) {
-    const std::uintptr_t current = slots[i].load(std::memory_order_relaxed);
+    // Acquire: the record a slot names may be another shard's, made and
+    // published (release) by another thread; its word is read below.
+    const std::uintptr_t current = slots[i].load(std::memory_order_acquire);
     if (current == 0) {
       free = &slots[i];
     } else if (Gates::admitted(Gates::indexed_record(current)->word.load(std::memory_order_relaxed)) == 0) {
