@@ -109,6 +109,11 @@ class History {
     const impl::TaskId task = (impl::TaskId{thread} + 1) << 32;
     return ledger_.observe({.event = event, .lock = lock, .task = task, .mode = mode_named(mode)});
   }
+  // A fact about the gate's pseudo holder for `mode` (task id = the mode's index).
+  std::optional<std::string> tell_pseudo(impl::LockEvent event, std::string_view lock, std::string_view mode) {
+    const impl::ModeId m = mode_named(mode);
+    return ledger_.observe({.event = event, .lock = lock, .task = m.index, .mode = m});
+  }
   const FifoLedger& ledger() const { return ledger_; }
 
  private:
@@ -185,6 +190,23 @@ TEST(FifoLedger, AFastRootGrantIsJudgedAtItsCount) {
   EXPECT_FALSE(turned_back.tell(LockEvent::kWithdrawn, "/", 2, "RA"));
   EXPECT_FALSE(turned_back.tell(LockEvent::kQueued, "/", 2, "RA"));
   EXPECT_EQ(turned_back.ledger().waiting(), 2U);
+}
+
+// A writer queued at an exclusive gate: the pseudo hold that a closing
+// step grants stands for it (no overtake), but any other grant in a
+// conflicting mode overtakes it.
+TEST(FifoLedger, AGatesPseudoHoldStandsForTheWritersQueuedAtIt) {
+  History h;
+  EXPECT_FALSE(h.tell(LockEvent::kQueuedAtGate, "/a", 1, "W"));
+  EXPECT_FALSE(h.tell_pseudo(LockEvent::kGranted, "/a", "W"));
+  EXPECT_EQ(h.tell(LockEvent::kGranted, "/a", 2, "W"),
+            "FIFO broken: thread 2 was granted W on /a while thread 1, queued there earlier in W, still waits");
+
+  History slow;  // a writer queued on the entry itself is overtaken by a pseudo hold
+  EXPECT_FALSE(slow.tell(LockEvent::kQueued, "/a", 1, "W"));
+  EXPECT_EQ(slow.tell_pseudo(LockEvent::kGranted, "/a", "W"),
+            "FIFO broken: the gate's pseudo holder for W was granted W on /a while thread 1, queued there earlier "
+            "in W, still waits");
 }
 
 // A bounded-bypass promise allows that many overtakes of one waiter.

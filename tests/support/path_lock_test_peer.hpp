@@ -65,6 +65,11 @@ struct PathLockTestPeer {
     const Lock::Node* n = node(lock, path);
     return n == nullptr ? 0 : Lock::Gates::taken(n->gate->word.load());
   }
+  // The last thread (block number + 1) queued at the entry's gate; 0: none.
+  static std::uint32_t queue_tail(const Lock& lock, std::string_view path) {
+    const Lock::Node* n = node(lock, path);
+    return n == nullptr ? 0 : Lock::Gates::queue_tail(n->gate->word.load());
+  }
   // Whether the entry's open shared gate marks slow holders (no take beside them).
   static bool marks_slow_holders(const Lock& lock, std::string_view path) {
     const Lock::Node* n = node(lock, path);
@@ -110,6 +115,8 @@ struct PathLockTestPeer {
            nullptr;
   }
   static constexpr std::size_t gate_record_bytes() { return sizeof(Lock::GateRecord); }
+  // The gates' queuers: one per block (a thread's place in a gate's queue).
+  static constexpr std::size_t gate_queuers_bytes() { return sizeof(Lock::GateQueuer) * Lock::Gates::kBlocks; }
   static constexpr std::size_t indexed_key_bytes() { return Lock::IndexedKey::kBytes; }
   static std::size_t index_slots(const Lock& lock) { return (lock.gates_->index_mask + 1) * lock.gates_->index_ways; }
   static std::size_t index_ways(const Lock& lock) { return lock.gates_->index_ways; }

@@ -188,6 +188,26 @@
 // fast path). Every slow step closes an open exclusive gate first; the
 // taken mode becomes a pseudo hold as a slot does.
 //
+// A blocking acquire (no deadline, no stop token) whose step finds an open
+// exclusive gate's word taken queues at the gate instead of closing it:
+// an MCS queue whose tail (the thread's block number) is in the word, as in
+// Linux's qspinlock. It joins by one compare-exchange from an open word,
+// links itself behind the last thread, waits for its turn, then for the
+// word, and takes it by one compare-exchange; the releaser's fetch_sub is
+// the handoff. So writers of one path take it in turn with one cache
+// line's round trip and no shard lock, where the slow way took the shard
+// lock and the entry's queue for every handoff. Nobody takes the word past
+// a queue, so the gate's queue is FIFO. A conflicting step closes the gate as before; the closer counts
+// the queue as a fast holder of the gate's mode, so its pseudo hold stands
+// for the holder and every thread queued before the close, which still
+// take the word in turn, and the request that closed it waits for them
+// (FIFO across both queues); the last one out drains. A waiter spins, then
+// sleeps on its own condition variable (one per block, in the gates: 16
+// KiB a lock); the thread that makes it ready wakes it if it sleeps. A
+// timed or stoppable wait goes the slow way (a queued thread cannot
+// leave the gate's queue early). waiting_acquisitions() counts the threads
+// queued at gates; describe_waits() names the gates they queue at.
+//
 // A mode that conflicts with itself takes an open shared gate's word too
 // (the write of a path that is read): the same compare-exchange, from open,
 // untaken and no slow holder, then a scan of the slots (seq_cst) for one
@@ -434,6 +454,7 @@ class BasicPathLock {
   struct IndexedKey;
   struct GateRecord;
   struct Gates;
+  struct GateQueuer;
   struct GateCacheEntry;
   struct FastAsk;
   union FastAskRoom;
@@ -543,6 +564,24 @@ class BasicPathLock {
   // `cursor`: where the prefix's next slot is looked for (SlotCursor).
   bool ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task, FastAsk& ask,
                 SlotCursor& cursor) noexcept;
+  // The gate of `key` as ask_fast finds it (the thread's gate cache, then
+  // the index), if its word admits `mode` now; `ask` names it (no slot set).
+  bool look_up_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode, FastAsk& ask) noexcept;
+  // A blocking step in a mode that conflicts with itself, at its open
+  // exclusive gate: takes the word if it is free and nobody queues, else
+  // queues at the gate (the tail in its word) and takes it in turn
+  // (path_lock_gate.hpp). kNotQueued: the gate is unknown, closed or of
+  // another set (the step goes the slow way; nothing is held).
+  enum class GateQueue : std::uint8_t { kGranted, kNotQueued };
+  GateQueue queue_at_gate(const impl::StepView& step, Guard& guard) noexcept;
+  // A queued thread waits until ready() (seq_cst loads): spins, yields,
+  // then sleeps on its queuer; wake_queuer wakes it once the caller made
+  // it ready, if it sleeps. wake_gate_queue_head: the word was just
+  // released with threads queued.
+  template <typename Ready>
+  void wait_in_gate_queue(GateQueuer& q, Ready&& ready) noexcept;
+  void wake_queuer(GateQueuer& q) noexcept;
+  void wake_gate_queue_head(GateRecord* g) noexcept;
   // The end of ask_fast, for a gate known by (record, generation): sets the
   // slot if the word admits the ask now (an exclusive gate's step sets none).
   bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept;
@@ -568,7 +607,7 @@ class BasicPathLock {
   // release_exclusive: gives it back, draining the gate if it closed
   // meanwhile.
   bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
-  void release_exclusive(GateRecord* gate, impl::ModeId mode) noexcept;
+  [[gnu::always_inline]] inline void release_exclusive(GateRecord* gate, impl::ModeId mode) noexcept;  // (every write's release)
   // Fences, then grants the longest prefix of `asked` whose gates still
   // admit it and withdraws the rest; returns how many were granted.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
@@ -706,7 +745,9 @@ class BasicPathLock<P>::Guard {
     impl::ModeId mode;
   };
   void push(Node* node, impl::ModeId mode);
-  void push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode);
+  // Inlined: it is on every fast grant, and a second caller (queue_at_gate)
+  // would otherwise make it a call there.
+  [[gnu::always_inline]] inline void push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode);
   // The next hold's place, filled in by the caller field by field (a Held
   // built on the stack and copied in stalls on store forwarding).
   Held& next_held();

@@ -46,8 +46,9 @@ std::optional<std::string> FifoLedger::granted(const std::string& lock, LockOrde
     asked = order.asking[*j].order;
     order.asking.erase(order.asking.begin() + static_cast<std::ptrdiff_t>(*j));
   }
+  const bool pseudo_holder = task < (impl::TaskId{1} << 16);
   for (Arrival& w : order.waiting) {
-    if (w.order >= asked || scheme_.compatible(mode, w.mode)) continue;
+    if (w.order >= asked || scheme_.compatible(mode, w.mode) || (pseudo_holder && w.at_gate)) continue;
     if (++w.overtaken <= promise_.max_bypass || promise_.kind == FairnessKind::kNone) continue;
     const std::string bound =
         promise_.kind == FairnessKind::kFifo
@@ -70,6 +71,7 @@ std::optional<std::string> FifoLedger::observe(const runtime::LockObservation& s
   switch (seen.event) {
     case impl::LockEvent::kAsked: order.asking.push_back({seen.task, seen.mode, now}); break;
     case impl::LockEvent::kQueued: order.waiting.push_back({seen.task, seen.mode, now}); break;
+    case impl::LockEvent::kQueuedAtGate: order.waiting.push_back({seen.task, seen.mode, now, 0, true}); break;
     case impl::LockEvent::kGranted: return granted(it->first, order, seen.task, seen.mode, now);
     case impl::LockEvent::kWithdrawn:
       forget(order.waiting);

@@ -274,6 +274,26 @@ std::vector<LockProgram> builtin_programs() {
               "it under a holder",
               {{{call(write(p("/a/b"))), call(write(p("/a/b")))}}, {{call(write(p("/a/b"))), call(write(p("/a/b")))}},
                {{call(read(p("/a/b")))}}}),
+      // Three blocking writers of /a: once its exclusive gate is open, one
+      // takes the word and the others queue at the gate (path_lock_gate.hpp),
+      // taking it in turn (the turn handed from one to the next); the third
+      // thread's read then closes the gate under the queue, and must wait for
+      // every writer queued before it (the pseudo hold stands for them).
+      program("gate-queue-of-writers", "blocking writers of one path queue at its exclusive gate and take it in "
+              "turn; a reader closes the gate under the queue",
+              {{{call(write(p("/a"))), call(write(p("/a")))}}, {{call(write(p("/a"))), call(write(p("/a")))}},
+               {{call(write(p("/a"))), call(read(p("/a")))}}}),
+      // The holder of /a's word then waits (timed) for /b, which the reader
+      // holds; a writer queues at /a's gate; the reader's read of /a closes
+      // the gate under the queue. When the holder gives up on /b and lets
+      // /a go, the drain must keep the pseudo hold for the queued writer,
+      // which takes the word before the reader is granted.
+      program("gate-closes-under-a-queue", "a reader closes a path's exclusive gate while its holder waits elsewhere "
+              "and a writer queues at the gate; the writer must go before the reader",
+              {{{call(write(p("/a"))), call(write(p("/a")), WaitStyle::kBlocking, hold),
+                 call(write(p("/b")), WaitStyle::kTimed)}},
+               {{call(write(p("/a")))}},
+               {{call(write(p("/b")), WaitStyle::kBlocking, hold), call(read(p("/a")))}}}),
       // With no idle entry kept, eviction meets a thread that holds /a
       // through its exclusive gate: the hold must become a pseudo hold.
       program("eviction-meets-an-exclusive-holder",

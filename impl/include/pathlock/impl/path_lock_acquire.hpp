@@ -182,8 +182,16 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
   // The steps this thread can take through open gates, with one fence.
   const FastStart start = start_fast(request, scratch, guard);
   const std::size_t fast = start.held;
+  // A wait that cannot end early (no deadline, no stop) may queue at an
+  // exclusive gate: a path written in turn hands over without its shard.
+  const bool may_queue_at_gate = policy == WaitPolicy::kForever && !stop.stop_possible() &&
+                                 gates_->exclusive_modes != 0;
   for (std::size_t i = fast; i < start.planned; ++i) {
     const impl::StepView& step = (*start.plan)[i];
+    if (may_queue_at_gate && gates_->exclusive(1U << step.mode.index) &&
+        queue_at_gate(step, guard) == GateQueue::kGranted) {
+      continue;
+    }
     WaiterSlot waiting;  // constructed only if this step must wait
     Node* node = nullptr;
     const StepResult result = take_step(
@@ -294,7 +302,7 @@ void BasicPathLock<P>::Guard::push(Node* n, impl::ModeId mode) {
 }
 
 template <typename P>
-void BasicPathLock<P>::Guard::push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode) {
+inline void BasicPathLock<P>::Guard::push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode) {
   Held& h = next_held();
   h.slot = slot;
   h.gate = gate;

@@ -84,9 +84,11 @@ std::string BasicPathLock<P>::describe_waits() const {
     SpinLockHolder hold(s.mu);
     for (const Node* head : s.buckets) {
       for (const Node* node = head; node != nullptr; node = node->next) {
-        const std::uint32_t admitted = Gates::admitted(node->gate->word.load(std::memory_order_seq_cst));
+        const std::uint64_t word = node->gate->word.load(std::memory_order_seq_cst);
+        const std::uint32_t admitted = Gates::admitted(word);
         if (admitted != 0) ++open_gates;
-        const auto fast = gates_->count(node->gate);
+        const auto fast = gates_->count(node->gate);  // holders only: a queue at the gate is told apart
+        const bool queue = Gates::queue_tail(word) != 0;
         std::string fast_text;
         std::string pseudo_text;
         for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
@@ -94,9 +96,10 @@ std::string BasicPathLock<P>::describe_waits() const {
           if (fast[m] != 0) fast_text += impl::concat(" ", name, " ", fast[m]);
           if ((node->pseudo_held >> m) & 1U) pseudo_text += impl::concat(" ", name, " (task ", m, ")");
         }
-        if (!fast_text.empty() || !pseudo_text.empty()) {
+        if (!fast_text.empty() || !pseudo_text.empty() || queue) {
           gate_lines += impl::concat("  ", node->key, ": gate ", admitted != 0 ? "open" : "closed", "; fast holders",
                                      fast_text.empty() ? " none" : fast_text);
+          if (queue) gate_lines += "; writers queue at the gate for its word (blocking acquires, no task shown)";
           if (!pseudo_text.empty()) gate_lines += "; pseudo holders for them:" + pseudo_text;
           gate_lines += "\n";
         }

@@ -8,12 +8,14 @@
 // The state, for one entry E with gate record G (G outlives E's path: it is
 // recycled, never freed, while the lock lives):
 //
-//   G.word = generation << 17 | slow << 16 | taken << 8 | admitted
+//   G.word = generation << 25 | tail << 17 | slow << 16 | taken << 8 | admitted
 //                                             admitted: a mask of modes; 0 = closed
 //                                             taken: the mode a holder took the
 //                                             word in, as a mask; 0 = none
 //                                             slow: E's queue has holders while
 //                                             its shared gate is open
+//                                             tail: the last thread (slot + 1)
+//                                             of the gate's own queue; 0 = none
 //   a slot = &G.word | mode                   a fast hold of E in mode, visible
 //                                             to every closer (seq_cst)
 //   gate open   =>  E's queue holds only admitted modes and queues nobody
@@ -26,8 +28,11 @@
 //   gate closed and a slot (G, m) is set, or m taken
 //               =>  pseudo task m holds E in m (or that slot is being
 //                   cleared, or m untaken, and its owner drains next)
-//   G's generation changes  =>  no slot names G and nothing is taken
-//                               (E is retired, G recycled)
+//   G's generation changes  =>  no slot names G, nothing is taken and
+//                               nobody queues at G (E is retired, G recycled)
+//   tail set  =>  the gate is exclusive and open, or closed with a pseudo
+//                 hold in its mode (which stands for the queue as for a
+//                 taken word); E's own queue queues nobody but behind it
 //
 // Dekker: a fast acquirer sets its slots (one per step it takes fast,
 // release stores into its own block), issues one seq_cst fence, reads each
@@ -63,6 +68,21 @@
 // and a conflicting slot at once: one of the two is withdrawing, without
 // any lock, so it waits for that (stand_for_fast_holders) before it makes
 // pseudo holds, which are then all compatible.
+//
+// An exclusive gate's queue (queue_at_gate): a blocking step that finds the
+// word taken (or others queued) waits at the gate instead of closing it, so
+// a path that writers take in turn hands over with one line's round trip
+// (MCS, the tail in the word as in Linux's qspinlock). It joins by one
+// compare-exchange of the tail, from an open word of its generation, links
+// itself behind the old tail, and waits for its turn; the head waits for
+// the word to be untaken and takes it by one compare-exchange (clearing
+// the tail if it is the last), then gives the turn to the next. The head
+// takes the word even if the gate closed meanwhile: the closer counted
+// the queue (a tail) as a fast holder of the mode, so the pseudo hold
+// stands for every thread queued before the close, and requests that
+// arrive later queue behind it (FIFO). A waiter spins, then sleeps on its
+// queuer's condition variable; the thread that makes it ready (its turn,
+// or the word released) wakes it if it sleeps (seq_cst: Dekker again).
 
 #include <algorithm>
 #include <array>
@@ -167,6 +187,10 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   // Set by a fast grant when clear (so written once per eviction pass, not
   // per grant), cleared by eviction's first pass: CLOCK's reference bit.
   Atomic<bool> used_fast{};
+  // The thread (slot + 1) heading the gate's queue, stored as it becomes
+  // head: a releaser that sees a tail wakes it if it sleeps. May name a
+  // thread that has left (harmless: it then wakes nobody who waits here).
+  Atomic<std::uint8_t> queue_head{};
   IndexedKey key;  // written under shard->mu, read by anyone (IndexedKey)
   // protected by shard->mu:
   alignas(64) Node* owner = nullptr;  // the entry using this record, if any
@@ -184,6 +208,18 @@ struct BasicPathLock<P>::SlotCursor {
   std::size_t next = 0;
 };
 
+// A thread's place in a gate's queue (queue_at_gate), by its block
+// number: a thread waits at one gate at a time.
+template <typename P>
+struct alignas(64) BasicPathLock<P>::GateQueuer {
+  Atomic<std::uint32_t> next{};      // the slot + 1 of the thread queued behind, once linked; 0 = none yet
+  Atomic<std::uint32_t> turn{};      // 1: it heads its queue
+  Atomic<std::uint32_t> sleeping{};  // 1: it may sleep on cv (set under mu)
+  Atomic<std::uint32_t> waiting{};   // 1: it is in a queue (waiting_acquisitions)
+  typename P::Mutex mu;
+  typename P::CondVar cv;
+};
+
 template <typename P>
 struct BasicPathLock<P>::Gates {
   // A block per thread number (P::thread_slot(), distinct among live
@@ -198,6 +234,9 @@ struct BasicPathLock<P>::Gates {
     std::array<Atomic<std::uintptr_t>, kSlotsPerBlock> slots{};  // 0 = free
   };
   std::array<Block, kBlocks> blocks;
+  // Each thread's place in a gate's queue (GateQueuer), by block number.
+  static_assert(kBlocks < 256, "a queue's tail (a block number + 1) is 8 bits of the word");
+  std::array<GateQueuer, kBlocks> queuers;
   // Blocks any thread has used: closers scan only these. Raised (seq_cst)
   // before a thread first publishes a slot in a block.
   alignas(64) Atomic<std::size_t> blocks_in_use{};
@@ -250,8 +289,16 @@ struct BasicPathLock<P>::Gates {
 
   static constexpr unsigned kTakenShift = 8;
   static constexpr std::uint64_t kSlowHolders = std::uint64_t{1} << 16;
-  static constexpr unsigned kGenerationShift = 17;
+  static constexpr unsigned kQueueShift = 17;
+  static constexpr std::uint64_t kQueueMask = std::uint64_t{0xff} << kQueueShift;
+  static constexpr unsigned kGenerationShift = 25;  // 39 bits: a record retired 2^39 times wraps
   static constexpr std::uint64_t kTakenMask = kModeMask << kTakenShift;
+  static std::uint32_t queue_tail(std::uint64_t word) noexcept {
+    return static_cast<std::uint32_t>((word & kQueueMask) >> kQueueShift);
+  }
+  static std::uint64_t with_tail(std::uint64_t word, std::uint64_t tail) noexcept {
+    return (word & ~kQueueMask) | tail << kQueueShift;
+  }
   static std::uint32_t admitted(std::uint64_t word) noexcept { return static_cast<std::uint32_t>(word & kModeMask); }
   static std::uint32_t taken(std::uint64_t word) noexcept {
     return static_cast<std::uint32_t>((word & kTakenMask) >> kTakenShift);
@@ -276,14 +323,18 @@ struct BasicPathLock<P>::Gates {
   static std::uintptr_t slot_value(const GateRecord* g, impl::ModeId m) noexcept {
     return reinterpret_cast<std::uintptr_t>(&g->word) | m.index;  // &word is 8-aligned; modes < 8
   }
-  // Fast holders of `g`, by mode: its slots, and the mode its word has
-  // taken (also stored in `*taken_out`, if given).
-  std::array<std::uint32_t, impl::kMaxModes> count(const GateRecord* g,
-                                                   std::uint32_t* taken_out = nullptr) const noexcept {
+  // Fast holders of `g`, by mode: its slots, the mode its word has taken
+  // (also stored in `*taken_out`, if given), and, if threads queue at it,
+  // one more in each of `queue_modes` (the exclusive mode whose gate it is
+  // or was: the queue's waiters take the word in it).
+  std::array<std::uint32_t, impl::kMaxModes> count(const GateRecord* g, std::uint32_t* taken_out = nullptr,
+                                                   std::uint32_t queue_modes = 0) const noexcept {
     std::array<std::uint32_t, impl::kMaxModes> n{};
-    const std::uint32_t taken_mode = taken(g->word.load(std::memory_order_seq_cst));
+    const std::uint64_t word = g->word.load(std::memory_order_seq_cst);
+    const std::uint32_t taken_mode = taken(word);
     if (taken_out != nullptr) *taken_out = taken_mode;
-    for (std::size_t m = 0; m < n.size(); ++m) n[m] = (taken_mode >> m) & 1U;
+    const std::uint32_t queued = queue_tail(word) != 0 ? queue_modes : 0;
+    for (std::size_t m = 0; m < n.size(); ++m) n[m] = ((taken_mode >> m) & 1U) + ((queued >> m) & 1U);
     for_each_slot_of(g, [&](impl::ModeId m) {
       ++n[m.index];
       return SlotScan::kGoOn;
@@ -425,6 +476,12 @@ void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, G
 template <typename P>
 bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task,
                                 FastAsk& ask, SlotCursor& cursor) noexcept {
+  return look_up_gate(key, hash, mode, ask) && publish_ask(ask, task, cursor);
+}
+
+template <typename P>
+bool BasicPathLock<P>::look_up_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode,
+                                    FastAsk& ask) noexcept {
   const GateCacheEntry* cache = gate_cache(GateCacheUse::kLookOnly);
   const GateCacheEntry* e = cache != nullptr ? &cache[impl::gate_cache_index(hash)] : nullptr;
   if (e != nullptr && e->lock_uid == uid_ && e->hash == hash && e->length == key.size() &&
@@ -441,7 +498,7 @@ bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::
   } else {
     return false;
   }
-  return publish_ask(ask, task, cursor);
+  return true;
 }
 
 template <typename P>
@@ -537,7 +594,8 @@ bool BasicPathLock<P>::admits(const FastAsk& ask, std::uint64_t word) noexcept {
 template <typename P>
 bool BasicPathLock<P>::takeable(const FastAsk& ask, std::uint64_t word) noexcept {
   return Gates::generation(word) == ask.generation && Gates::taken(word) == 0 &&
-         (word & Gates::kSlowHolders) == 0 && gates_->serves(Gates::admitted(word), ask.mode);
+         (word & Gates::kSlowHolders) == 0 && Gates::queue_tail(word) == 0 &&
+         gates_->serves(Gates::admitted(word), ask.mode);
 }
 
 template <typename P>
@@ -560,7 +618,7 @@ bool BasicPathLock<P>::take_exclusive(const FastAsk& ask, impl::TaskId task) noe
 }
 
 template <typename P>
-void BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode) noexcept {
+inline void BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode) noexcept {
   // A closer that closed the gate meanwhile saw the mode taken and stands
   // for this hold with a pseudo hold: the last one out (us) drains it.
   // Only the holder changes the taken bits while they are set, so taking
@@ -568,7 +626,116 @@ void BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode) noexc
   // compare-exchange loop on x86).
   const std::uint64_t before =
       g->word.fetch_sub(std::uint64_t{1} << (Gates::kTakenShift + mode.index), std::memory_order_seq_cst);
+  if (Gates::queue_tail(before) != 0) wake_gate_queue_head(g);
   if (Gates::admitted(before) == 0) drain_gate(g);
+}
+
+// Out of line, as is queue_at_gate: the uncontended release and acquire
+// around their calls stay as small as they were.
+template <typename P>
+[[gnu::noinline]] void BasicPathLock<P>::wake_gate_queue_head(GateRecord* g) noexcept {
+  // seq_cst, after the release's fetch_sub: a head that stored itself
+  // later reads the word untaken and does not sleep (queue_at_gate).
+  const std::uint32_t head = g->queue_head.load(std::memory_order_seq_cst);
+  if (head != 0) wake_queuer(gates_->queuers[head - 1]);
+}
+
+template <typename P>
+void BasicPathLock<P>::wake_queuer(GateQueuer& q) noexcept {
+  // The caller made q ready (seq_cst) first: a queuer that set sleeping
+  // later sees it ready; one that set it before is woken under its mutex.
+  if (q.sleeping.load(std::memory_order_seq_cst) == 0) return;
+  std::lock_guard<typename P::Mutex> hold(q.mu);
+  q.cv.notify_one();
+}
+
+template <typename P>
+template <typename Ready>
+void BasicPathLock<P>::wait_in_gate_queue(GateQueuer& q, Ready&& ready) noexcept {
+  // As a slow waiter: spin (a handover within microseconds costs no sleep
+  // and no wake-up), yield a few times, then sleep.
+  const int pauses = impl::max_spin_pauses<P>();
+  const auto spin_until = Clock::now() + Waiter::kSpinFor;
+  for (int i = 0; i < pauses; ++i) {
+    if (ready()) return;
+    P::pause();
+    if ((i + 1) % Waiter::kSpinClockEvery == 0 && Clock::now() >= spin_until) break;
+  }
+  for (int i = 0; i < Waiter::kSpinYields; ++i) {
+    if (ready()) return;
+    P::yield();
+  }
+  std::unique_lock<typename P::Mutex> hold(q.mu);
+  q.sleeping.store(1, std::memory_order_seq_cst);
+  while (!ready()) q.cv.wait(hold);
+  q.sleeping.store(0, std::memory_order_relaxed);
+}
+
+template <typename P>
+[[gnu::noinline]] typename BasicPathLock<P>::GateQueue BasicPathLock<P>::queue_at_gate(const impl::StepView& step,
+                                                                     Guard& guard) noexcept {
+  const std::size_t slot = P::thread_slot();
+  const std::uint32_t mode = 1U << step.mode.index;
+  FastAsk ask;
+  if (slot >= Gates::kBlocks || !look_up_gate(step.lock, impl::path_hash(step.lock), step.mode, ask)) {
+    return GateQueue::kNotQueued;
+  }
+  GateRecord* const g = ask.record;
+  const std::uint64_t me = slot + 1;
+  auto& queuers = gates_->queuers;
+  GateQueuer& q = queuers[slot];
+  q.next.store(0, std::memory_order_relaxed);
+  q.turn.store(0, std::memory_order_relaxed);
+  std::uint64_t w = g->word.load(std::memory_order_relaxed);
+  std::uint32_t ahead = 0;  // the thread queued last before us (slot + 1)
+  for (;;) {
+    // Only the exclusive gate of this mode, open in the generation looked up.
+    if (Gates::generation(w) != ask.generation || Gates::admitted(w) != mode) return GateQueue::kNotQueued;
+    if (Gates::taken(w) == 0 && Gates::queue_tail(w) == 0) {
+      // Free, nobody queued: take it as a fast step does.
+      impl::observe<P>(impl::LockEvent::kAsked, step.lock, guard.id_, step.mode);
+      if (g->word.compare_exchange_weak(w, w | std::uint64_t{mode} << Gates::kTakenShift, std::memory_order_seq_cst)) {
+        break;
+      }
+      impl::observe<P>(impl::LockEvent::kWithdrawn, step.lock, guard.id_, step.mode);
+      continue;
+    }
+    if (g->word.compare_exchange_weak(w, Gates::with_tail(w, me), std::memory_order_seq_cst)) {
+      impl::observe<P>(impl::LockEvent::kQueuedAtGate, step.lock, guard.id_, step.mode);
+      ahead = Gates::queue_tail(w);
+      q.waiting.store(1, std::memory_order_relaxed);
+      if (ahead != 0) {
+        queuers[ahead - 1].next.store(static_cast<std::uint32_t>(me), std::memory_order_release);
+        wait_in_gate_queue(q, [&q] { return q.turn.load(std::memory_order_seq_cst) != 0; });
+      }
+      // At the head: the word once its holder gives it back, open or
+      // closed (a closer's pseudo hold stands for this queue).
+      g->queue_head.store(static_cast<std::uint8_t>(me), std::memory_order_seq_cst);
+      for (;;) {
+        w = g->word.load(std::memory_order_seq_cst);
+        if (Gates::taken(w) == 0) {
+          const std::uint64_t tail = Gates::queue_tail(w) == me ? 0 : Gates::queue_tail(w);
+          const std::uint64_t taken = Gates::with_tail(w, tail) | std::uint64_t{mode} << Gates::kTakenShift;
+          if (g->word.compare_exchange_weak(w, taken, std::memory_order_seq_cst)) break;
+          continue;
+        }
+        wait_in_gate_queue(q, [g] { return Gates::taken(g->word.load(std::memory_order_seq_cst)) == 0; });
+      }
+      q.waiting.store(0, std::memory_order_relaxed);
+      if (Gates::queue_tail(w) != me) {
+        // Somebody queued behind: its link follows its compare-exchange at once.
+        std::uint32_t next = 0;
+        while ((next = q.next.load(std::memory_order_acquire)) == 0) P::pause();
+        queuers[next - 1].turn.store(1, std::memory_order_seq_cst);
+        wake_queuer(queuers[next - 1]);
+      }
+      break;
+    }
+  }
+  impl::observe<P>(impl::LockEvent::kGranted, step.lock, guard.id_, step.mode);
+  guard.push_fast(nullptr, g, step.mode);  // within the room the caller reserved
+  if (!g->used_fast.load(std::memory_order_relaxed)) g->used_fast.store(true, std::memory_order_relaxed);
+  return GateQueue::kGranted;
 }
 
 template <typename P>
@@ -700,6 +867,9 @@ void BasicPathLock<P>::stand_for_fast_holders(Node* node, std::uint32_t admitted
     P::pause();
     fast = gates_->count(node->gate, &taken);
   }
+  // Threads queued at an exclusive gate (which has no slots) are its fast
+  // holders too: its pseudo hold stands for them.
+  if (gates_->exclusive(admitted)) fast = gates_->count(node->gate, &taken, admitted);
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
     const impl::ModeId mode{m};
     if ((((admitted | taken) >> m) & 1U) == 0 || fast[m] == 0) continue;
@@ -788,7 +958,8 @@ void BasicPathLock<P>::drain_gate(GateRecord* g) noexcept {
     // The last fast holder of a mode to leave (by the seq_cst order of the
     // slots and the word) sees no slot here and releases its pseudo hold.
     if (node == nullptr || node->pseudo_held == 0) return;
-    const auto fast = gates_->count(g);
+    // A pseudo hold in an exclusive gate's mode stands for its queue too.
+    const auto fast = gates_->count(g, nullptr, node->pseudo_held & gates_->exclusive_modes);
     for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
       const impl::ModeId mode{m};
       if (((node->pseudo_held >> m) & 1U) == 0 || fast[m] != 0) continue;

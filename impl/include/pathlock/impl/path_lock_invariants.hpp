@@ -135,7 +135,14 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
     return impl::concat("its gate's word has mask ", taken,
                         " taken, not one mode that conflicts with itself (its exclusive gate's, if open)");
   }
-  const auto fast = gates_->count(&g);
+  // Threads queued at the gate hold the entry as its exclusive mode's fast
+  // holders do (path_lock_gate.hpp).
+  const bool queue = Gates::queue_tail(word) != 0;
+  const std::uint32_t queue_modes = exclusive ? admitted : node.pseudo_held & gates_->exclusive_modes;
+  if (queue && admitted != 0 && !exclusive) return "threads queue at its open shared gate";
+  if (queue && admitted == 0 && queue_modes == 0) return "threads queue at its closed gate, and no pseudo task holds it for them";
+  const auto fast = gates_->count(&g, nullptr, queue_modes);
+  const std::uint32_t queued = queue ? queue_modes : 0;
   const std::uint32_t used = node.queue.held_mask() | node.queue.queued_mask();
   const bool slow = (word & Gates::kSlowHolders) != 0;
   if (slow && (admitted == 0 || exclusive)) return "its word marks slow holders, but its gate is no open shared gate";
@@ -144,7 +151,9 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
                         node.queue.held_mask() != 0 ? "holds" : "holds nothing");
   }
   if (admitted != 0 && taken != 0 && used != 0) return "a mode is taken from its open gate while its queue holds";
-  if (taken != 0 && conflicting_slots(fast, taken)) return "a mode is taken beside a slot in a conflicting mode";
+  if (taken != 0 && queued == 0 && conflicting_slots(fast, taken)) {
+    return "a mode is taken beside a slot in a conflicting mode";
+  }
   if (admitted != 0 && (node.pseudo_held != 0 || node.queue.queued_mask() != 0 || (used & ~admitted) != 0)) {
     return "its gate is open while its queue holds or queues a mode the gate does not admit, or a pseudo task";
   }
@@ -152,7 +161,7 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
     const std::string& name = scheme_.mode_name(impl::ModeId{m});
     const bool pseudo = ((node.pseudo_held >> m) & 1U) != 0;
-    held_fast += fast[m] - ((taken >> m) & 1U);  // the slots' holders (the caller counts the slots)
+    held_fast += fast[m] - ((taken >> m) & 1U) - ((queued >> m) & 1U);  // the slots' holders (the caller counts the slots)
     if (fast[m] != 0 && admitted == 0 && !pseudo) {
       return impl::concat("gate closed with ", fast[m], " fast holders of ", name, ", but no pseudo task holds it in ",
                           name);

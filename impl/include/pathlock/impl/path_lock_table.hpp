@@ -283,8 +283,11 @@ std::size_t BasicPathLock<P>::idle_locks() const {
 template <typename P>
 std::size_t BasicPathLock<P>::waiting_acquisitions() const {
   // One sleeper record per queued acquisition, on the entry it waits for;
-  // a grant or a withdrawal removes it under the same shard lock.
-  return sum_over_shards([](const Shard& s) PATHLOCK_NO_THREAD_SAFETY_ANALYSIS {
+  // a grant or a withdrawal removes it under the same shard lock. And the
+  // threads queued at exclusive gates (path_lock_gate.hpp), by their flags.
+  std::size_t at_gates = 0;
+  for (const auto& q : gates_->queuers) at_gates += q.waiting.load(std::memory_order_relaxed);
+  return at_gates + sum_over_shards([](const Shard& s) PATHLOCK_NO_THREAD_SAFETY_ANALYSIS {
     std::size_t n = 0;
     for (const Node* head : s.buckets) {
       for (const Node* node = head; node != nullptr; node = node->next) n += node->sleepers.size();

@@ -93,6 +93,8 @@ enum class LockEvent : std::uint8_t {
   kAsked,      // a gate's fast path published the task as a holder; a
                // kGranted (the gate was open) or kWithdrawn (it was not) follows
   kQueued,     // the task waits on the lock in the mode
+  kQueuedAtGate,  // the task waits in the lock's exclusive gate's own queue;
+                  // the gate's pseudo holder stands for it if the gate closes
   kGranted,    // the task holds the lock in the mode (at once, as a waiter, or fast)
   kWithdrawn,  // the task left without the lock (timeout, stop, or a closed gate)
   kReleased,   // the task let go of the lock it held

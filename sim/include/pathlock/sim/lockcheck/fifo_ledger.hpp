@@ -58,6 +58,9 @@ class FifoLedger {
     impl::ModeId mode;
     std::uint64_t order;      // when it asked for the lock, in this ledger's count of facts
     std::size_t overtaken = 0;
+    // Queued in the lock's exclusive gate's own queue: the gate's pseudo
+    // holder, granted when the gate closes, stands for it (no overtaking).
+    bool at_gate = false;
   };
   struct LockOrder {
     std::vector<Arrival> waiting;  // queued, in arrival order
