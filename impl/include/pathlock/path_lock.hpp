@@ -573,6 +573,7 @@ class BasicPathLock {
   // (path_lock_gate.hpp). kNotQueued: the gate is unknown, closed or of
   // another set (the step goes the slow way; nothing is held).
   enum class GateQueue : std::uint8_t { kGranted, kNotQueued };
+  static constexpr int kLinkSpins = 64;  // pauses before a head waiting for its successor's link yields
   GateQueue queue_at_gate(const impl::StepView& step, Guard& guard) noexcept;
   // A queued thread waits until ready() (seq_cst loads): spins, yields,
   // then sleeps on its queuer; wake_queuer wakes it once the caller made

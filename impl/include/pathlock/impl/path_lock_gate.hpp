@@ -183,7 +183,7 @@ struct BasicPathLock<P>::IndexedKey {
 // (the copy's words start at byte 24).
 template <typename P>
 struct alignas(64) BasicPathLock<P>::GateRecord {
-  Atomic<std::uint64_t> word{};  // generation << 17 | slow << 16 | taken << 8 | admitted modes
+  Atomic<std::uint64_t> word{};  // generation << 25 | queue tail << 17 | slow << 16 | taken << 8 | admitted modes
   // Set by a fast grant when clear (so written once per eviction pass, not
   // per grant), cleared by eviction's first pass: CLOCK's reference bit.
   Atomic<bool> used_fast{};
@@ -701,13 +701,14 @@ template <typename P>
       continue;
     }
     if (g->word.compare_exchange_weak(w, Gates::with_tail(w, me), std::memory_order_seq_cst)) {
+      // (Told in the compare-exchange's step: no atomic operation between.)
       impl::observe<P>(impl::LockEvent::kQueuedAtGate, step.lock, guard.id_, step.mode);
+      // The link first: the thread ahead may be holding the word already,
+      // and waits for it to hand the turn on.
       ahead = Gates::queue_tail(w);
+      if (ahead != 0) queuers[ahead - 1].next.store(static_cast<std::uint32_t>(me), std::memory_order_release);
       q.waiting.store(1, std::memory_order_relaxed);
-      if (ahead != 0) {
-        queuers[ahead - 1].next.store(static_cast<std::uint32_t>(me), std::memory_order_release);
-        wait_in_gate_queue(q, [&q] { return q.turn.load(std::memory_order_seq_cst) != 0; });
-      }
+      if (ahead != 0) wait_in_gate_queue(q, [&q] { return q.turn.load(std::memory_order_seq_cst) != 0; });
       // At the head: the word once its holder gives it back, open or
       // closed (a closer's pseudo hold stands for this queue).
       g->queue_head.store(static_cast<std::uint8_t>(me), std::memory_order_seq_cst);
@@ -723,9 +724,17 @@ template <typename P>
       }
       q.waiting.store(0, std::memory_order_relaxed);
       if (Gates::queue_tail(w) != me) {
-        // Somebody queued behind: its link follows its compare-exchange at once.
+        // Somebody queued behind: its link follows its compare-exchange at
+        // once, unless its thread was preempted between the two (then give
+        // it the CPU: it may share ours).
         std::uint32_t next = 0;
-        while ((next = q.next.load(std::memory_order_acquire)) == 0) P::pause();
+        for (int spins = 0; (next = q.next.load(std::memory_order_acquire)) == 0; ++spins) {
+          if (spins < kLinkSpins) {
+            P::pause();
+          } else {
+            P::yield();
+          }
+        }
         queuers[next - 1].turn.store(1, std::memory_order_seq_cst);
         wake_queuer(queuers[next - 1]);
       }

@@ -151,7 +151,9 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
                         node.queue.held_mask() != 0 ? "holds" : "holds nothing");
   }
   if (admitted != 0 && taken != 0 && used != 0) return "a mode is taken from its open gate while its queue holds";
-  if (taken != 0 && queued == 0 && conflicting_slots(fast, taken)) {
+  auto slots_and_taken = fast;  // without the queue, which is no slot
+  for (std::size_t m = 0; m < slots_and_taken.size(); ++m) slots_and_taken[m] -= (queued >> m) & 1U;
+  if (taken != 0 && conflicting_slots(slots_and_taken, taken)) {
     return "a mode is taken beside a slot in a conflicting mode";
   }
   if (admitted != 0 && (node.pseudo_held != 0 || node.queue.queued_mask() != 0 || (used & ~admitted) != 0)) {
