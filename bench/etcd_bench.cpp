@@ -95,8 +95,8 @@ void register_all() {
 }
 
 std::string summary(const FigureTable& figures, int cpus) {
-  std::string out = "### The etcd lock against etcd's own lock (this run, " + std::to_string(cpus) +
-                    " CPUs, a 3-member cluster on loopback)\n\n"
+  std::string out = "### The etcd lock against etcd's own lock (this run, " + pathlock::bench::cpus_named(cpus) +
+                    "; a 3-member cluster on loopback)\n\n"
                     "| workload | threads | EtcdPathLock acquisitions/s | etcd lock acquisitions/s | ratio | "
                     "EtcdPathLock ms per acquire+release | etcd lock ms | round trips: EtcdPathLock | etcd lock |\n"
                     "|---|---|---|---|---|---|---|---|---|\n";

@@ -70,8 +70,8 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
     auto it = figures.find(name);
     return it == figures.end() ? 0 : it->second.counter("states_per_second", 0);
   };
-  std::string out = "\n### Exhaustive exploration: N tasks that each write /a/b (this run, " + std::to_string(cpus) +
-                    " CPUs)\n\n| scheme | N | reduced (POR + symmetry) | no reduction (state hashing only) | "
+  std::string out = "\n### Exhaustive exploration: N tasks that each write /a/b (this run, " + pathlock::bench::cpus_named(cpus) +
+                    ")\n\n| scheme | N | reduced (POR + symmetry) | no reduction (state hashing only) | "
                     "speed-up | reduced states/s |\n|---|---:|---:|---:|---:|---:|\n";
   std::string targets;
   for (const auto* scheme : pathlock::impl::builtin_schemes()) {

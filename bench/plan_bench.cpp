@@ -107,7 +107,7 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
     into.push_back(it->second.cpu_ns);
     locks = it->second.counter("locks", 0);
   };
-  std::string out = "\n### Planning costs (this run, " + std::to_string(cpus) + " CPUs)\n\n";
+  std::string out = "\n### Planning costs (this run, " + pathlock::bench::cpus_named(cpus) + ")\n\n";
   out += "| run | CPU time per call |\n|---|---:|\n";
   std::vector<double> ns;
   double locks = 0;

@@ -136,7 +136,7 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
   for (const auto& shape : shapes()) {
     std::string targets;  // the schemes that miss this shape's target
     std::size_t measured = 0;
-    out += "\n### Simulator: " + shape.description + " (this run, " + std::to_string(cpus) + " CPUs)\n\n";
+    out += "\n### Simulator: " + shape.description + " (this run, " + pathlock::bench::cpus_named(cpus) + ")\n\n";
     out += "| run | schedules/s | events/s | lock requests/s |\n|---|---:|---:|---:|\n";
     const auto* oracle = find(oracle_name(shape));
     out += "| baseline: oracle policy (no locks) | " + counter(oracle, "schedules/s") + " | | |\n";
