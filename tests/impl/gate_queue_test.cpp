@@ -112,6 +112,7 @@ TEST_F(GateQueue, WritersTakeTheWordInArrivalOrder) {
   holder.release();
   for (auto& t : writers) t.join();
   EXPECT_EQ(order_.order(), (std::vector<std::string>{"writer 0", "writer 1", "writer 2", "writer 3"}));
+  EXPECT_EQ(PathLockTestPeer::queue_turns(lock_, "/a/b"), 4u) << "the threads queued behind watch the turns move";
   EXPECT_EQ(PathLockTestPeer::queue_tail(lock_, "/a/b"), 0u);
   EXPECT_EQ(lock_.check_invariants(), "");
 }

@@ -104,5 +104,26 @@ TEST_F(SpinTest, AWaiterWithNoEntryToWatchSpinsOneRound) {
   EXPECT_EQ(g_script.pauses, kRound);
 }
 
+// A thread queued at a gate spins alike, watching the gate's queue turn
+// (each new head bumps its count), so a queue of writers of one path does
+// not fall into a convoy of wake-ups either. ready() also ends the wait
+// once it would sleep, so a wrong spin fails the count instead of hanging.
+struct GateQueueSpinTest : SpinTest {
+  Peer::GateQueueWaiter<Lock> queued;
+  bool would_sleep() const { return g_script.yields >= kYieldsBeforeSleep && g_script.pauses % kRound == 0; }
+};
+
+TEST_F(GateQueueSpinTest, AQueueThatTurnsKeepsTheQueuedThreadSpinning) {
+  g_script.on_pause = [this] { queued.turn(); };
+  queued.wait([this] { return g_script.pauses >= kGrantedAt || would_sleep(); });
+  EXPECT_EQ(g_script.pauses, kGrantedAt) << "the queued thread stopped spinning while its queue turned";
+}
+
+TEST_F(GateQueueSpinTest, AQueueThatStandsStillSendsTheQueuedThreadToSleepAfterOneRound) {
+  queued.wait([this] { return g_script.pauses >= kGrantedAt || would_sleep(); });
+  EXPECT_EQ(g_script.pauses, kRound);
+  EXPECT_EQ(g_script.yields, kYieldsBeforeSleep);
+}
+
 }  // namespace
 }  // namespace pathlock

@@ -70,6 +70,12 @@ struct PathLockTestPeer {
     const Lock::Node* n = node(lock, path);
     return n == nullptr ? 0 : Lock::Gates::queue_tail(n->gate->word.load());
   }
+  // How many threads have headed the entry's gate queue (each bumps it as
+  // it becomes head); 0: no entry.
+  static std::uint32_t queue_turns(const Lock& lock, std::string_view path) {
+    const Lock::Node* n = node(lock, path);
+    return n == nullptr ? 0 : n->gate->queue_turns.load();
+  }
   // Whether the entry's open shared gate marks slow holders (no take beside them).
   static bool marks_slow_holders(const Lock& lock, std::string_view path) {
     const Lock::Node* n = node(lock, path);
@@ -148,6 +154,22 @@ struct PathLockTestPeer {
 
    private:
     typename L::Waiter waiter_;
+  };
+  // A thread queued at a gate, on any platform L: it waits (spins, then
+  // sleeps) until ready(); turn() is what each new head of the gate's
+  // queue does, and what the waiter watches move.
+  template <typename L>
+  class GateQueueWaiter {
+   public:
+    template <typename Ready>
+    void wait(Ready&& ready) {
+      L::wait_in_gate_queue(&record_, queuer_, ready);
+    }
+    void turn() { record_.queue_turns.store(record_.queue_turns.load() + 1); }
+
+   private:
+    typename L::GateRecord record_;
+    typename L::GateQueuer queuer_;
   };
 };
 

@@ -80,9 +80,10 @@
 // takes the word even if the gate closed meanwhile: the closer counted
 // the queue (a tail) as a fast holder of the mode, so the pseudo hold
 // stands for every thread queued before the close, and requests that
-// arrive later queue behind it (FIFO). A waiter spins, then sleeps on its
-// queuer's condition variable; the thread that makes it ready (its turn,
-// or the word released) wakes it if it sleeps (seq_cst: Dekker again).
+// arrive later queue behind it (FIFO). A waiter spins while the queue
+// turns (queue_turns), then sleeps on its queuer's condition variable; the
+// thread that makes it ready (its turn, or the word released) wakes it if
+// it sleeps (seq_cst: Dekker again).
 
 #include <algorithm>
 #include <array>
@@ -191,6 +192,10 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   // head: a releaser that sees a tail wakes it if it sleeps. May name a
   // thread that has left (harmless: it then wakes nobody who waits here).
   Atomic<std::uint8_t> queue_head{};
+  // Bumped by each thread as it becomes head (one writer at a time): the
+  // threads queued behind spin while it moves (spin_while_queue_moves).
+  // In the padding before key: the record's layout is unchanged.
+  Atomic<std::uint32_t> queue_turns{};
   IndexedKey key;  // written under shard->mu, read by anyone (IndexedKey)
   // protected by shard->mu:
   alignas(64) Node* owner = nullptr;  // the entry using this record, if any
@@ -651,20 +656,11 @@ void BasicPathLock<P>::wake_queuer(GateQueuer& q) noexcept {
 
 template <typename P>
 template <typename Ready>
-void BasicPathLock<P>::wait_in_gate_queue(GateQueuer& q, Ready&& ready) noexcept {
-  // As a slow waiter: spin (a handover within microseconds costs no sleep
-  // and no wake-up), yield a few times, then sleep.
-  const int pauses = impl::max_spin_pauses<P>();
-  const auto spin_until = Clock::now() + Waiter::kSpinFor;
-  for (int i = 0; i < pauses; ++i) {
-    if (ready()) return;
-    P::pause();
-    if ((i + 1) % Waiter::kSpinClockEvery == 0 && Clock::now() >= spin_until) break;
-  }
-  for (int i = 0; i < Waiter::kSpinYields; ++i) {
-    if (ready()) return;
-    P::yield();
-  }
+void BasicPathLock<P>::wait_in_gate_queue(GateRecord* g, GateQueuer& q, Ready&& ready) noexcept {
+  // As a slow waiter: spin while the queue moves (a handover within
+  // microseconds costs no sleep and no wake-up, and a thread far back in
+  // a queue of short holds stays awake), yield a few times, then sleep.
+  if (spin_while_queue_moves(ready, [g] { return g->queue_turns.load(std::memory_order_relaxed); })) return;
   std::unique_lock<typename P::Mutex> hold(q.mu);
   q.sleeping.store(1, std::memory_order_seq_cst);
   while (!ready()) q.cv.wait(hold);
@@ -708,10 +704,13 @@ template <typename P>
       ahead = Gates::queue_tail(w);
       if (ahead != 0) queuers[ahead - 1].next.store(static_cast<std::uint32_t>(me), std::memory_order_release);
       q.waiting.store(1, std::memory_order_relaxed);
-      if (ahead != 0) wait_in_gate_queue(q, [&q] { return q.turn.load(std::memory_order_seq_cst) != 0; });
+      if (ahead != 0) wait_in_gate_queue(g, q, [&q] { return q.turn.load(std::memory_order_seq_cst) != 0; });
       // At the head: the word once its holder gives it back, open or
       // closed (a closer's pseudo hold stands for this queue).
       g->queue_head.store(static_cast<std::uint8_t>(me), std::memory_order_seq_cst);
+      if constexpr (impl::max_spin_rounds<P>() > 1) {
+        g->queue_turns.store(g->queue_turns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      }
       for (;;) {
         w = g->word.load(std::memory_order_seq_cst);
         if (Gates::taken(w) == 0) {
@@ -720,7 +719,7 @@ template <typename P>
           if (g->word.compare_exchange_weak(w, taken, std::memory_order_seq_cst)) break;
           continue;
         }
-        wait_in_gate_queue(q, [g] { return Gates::taken(g->word.load(std::memory_order_seq_cst)) == 0; });
+        wait_in_gate_queue(g, q, [g] { return Gates::taken(g->word.load(std::memory_order_seq_cst)) == 0; });
       }
       q.waiting.store(0, std::memory_order_relaxed);
       if (Gates::queue_tail(w) != me) {

@@ -198,34 +198,40 @@ inline void BasicPathLock<P>::wake_all(Waiter* to_wake) noexcept {
 }
 
 template <typename P>
-bool BasicPathLock<P>::spin_for_grant(const Waiter& waiter) {
-  const auto woken = [&waiter] {
-    return waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken;
-  };
+template <typename Ready, typename Progress>
+bool BasicPathLock<P>::spin_while_queue_moves(Ready&& ready, Progress&& progress) {
   const int pauses = impl::max_spin_pauses<P>();
-  std::uint32_t grants_seen = 0;
-  if (impl::max_spin_rounds<P>() > 1 && waiter.entry_grants != nullptr) {
-    grants_seen = waiter.entry_grants->load(std::memory_order_relaxed);
-  }
+  std::uint32_t seen = 0;
+  if constexpr (impl::max_spin_rounds<P>() > 1) seen = progress();
   for (int round = 0; round < impl::max_spin_rounds<P>(); ++round) {
     if (round > 0) P::yield();  // a core shared with the holder (or the next grantee) is theirs a moment
     const auto spin_until = Clock::now() + Waiter::kSpinFor;
     for (int i = 0; i < pauses; ++i) {
-      if (woken()) return true;
+      if (ready()) return true;
       P::pause();
       if ((i + 1) % Waiter::kSpinClockEvery == 0 && Clock::now() >= spin_until) break;
     }
     // Another round only if the queue moved during this one.
-    if (round + 1 == impl::max_spin_rounds<P>() || waiter.entry_grants == nullptr) break;
-    const std::uint32_t grants_now = waiter.entry_grants->load(std::memory_order_relaxed);
-    if (grants_now == grants_seen) break;
-    grants_seen = grants_now;
+    if (round + 1 == impl::max_spin_rounds<P>()) break;
+    const std::uint32_t now = progress();
+    if (now == seen) break;
+    seen = now;
   }
   for (int i = 0; i < Waiter::kSpinYields; ++i) {
-    if (woken()) return true;
+    if (ready()) return true;
     P::yield();
   }
-  return woken();
+  return ready();
+}
+
+template <typename P>
+bool BasicPathLock<P>::spin_for_grant(const Waiter& waiter) {
+  return spin_while_queue_moves(
+      [&waiter] { return waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken; },
+      [&waiter]() -> std::uint32_t {
+        // No entry to watch: one round (its value never moves).
+        return waiter.entry_grants != nullptr ? waiter.entry_grants->load(std::memory_order_relaxed) : 0;
+      });
 }
 
 template <typename P>
