@@ -7,8 +7,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 
 #include "pathlock/impl/path_lock_definitions.hpp"
 #include "pathlock/impl/platform.hpp"
@@ -21,8 +23,20 @@ struct Script {
   std::function<void()> on_pause;
   long pauses = 0;
   long yields = 0;
+  long locks = 0;  // of a waiter's mutex
 };
 Script g_script;
+
+// A waiter's mutex that counts its locks (a queued thread takes it only to sleep).
+struct CountingMutex {
+  void lock() {
+    ++g_script.locks;
+    mu.lock();
+  }
+  bool try_lock() { return mu.try_lock(); }
+  void unlock() { mu.unlock(); }
+  std::mutex mu;
+};
 
 struct ScriptedPlatform : impl::StdPlatform {
   // Every read is 20 us after the last: a round ends at its first look at the clock.
@@ -34,6 +48,8 @@ struct ScriptedPlatform : impl::StdPlatform {
     }
   };
   using Clock = testing_support::TestClock<TwentyMicrosecondsPerRead>;
+  using Mutex = CountingMutex;
+  using CondVar = std::condition_variable_any;
   static void pause() {
     ++g_script.pauses;
     if (g_script.on_pause) g_script.on_pause();
@@ -110,8 +126,11 @@ TEST_F(SpinTest, AWaiterWithNoEntryToWatchSpinsOneRound) {
 // once it would sleep, so a wrong spin fails the count instead of hanging.
 struct GateQueueSpinTest : SpinTest {
   Peer::GateQueueWaiter<Lock> queued;
+  // True from the last yield before sleeping on; valid while the tests end
+  // their spin before the eighth round (seven yields between rounds).
   bool would_sleep() const { return g_script.yields >= kYieldsBeforeSleep && g_script.pauses % kRound == 0; }
 };
+static_assert(kGrantedAt < 7 * kRound, "would_sleep() tells the last yield from the yields between rounds");
 
 TEST_F(GateQueueSpinTest, AQueueThatTurnsKeepsTheQueuedThreadSpinning) {
   g_script.on_pause = [this] { queued.turn(); };
@@ -123,6 +142,19 @@ TEST_F(GateQueueSpinTest, AQueueThatStandsStillSendsTheQueuedThreadToSleepAfterO
   queued.wait([this] { return g_script.pauses >= kGrantedAt || would_sleep(); });
   EXPECT_EQ(g_script.pauses, kRound);
   EXPECT_EQ(g_script.yields, kYieldsBeforeSleep);
+}
+
+// Once the spin ends, the queued thread looks at ready() again only under
+// its mutex, before it sleeps: no look in between, which on the checked
+// platform would be one more step in every schedule that sleeps.
+TEST_F(GateQueueSpinTest, AfterTheSpinTheQueuedThreadLooksAgainOnlyUnderItsMutex) {
+  long looks = 0;
+  queued.wait([&looks] {
+    ++looks;
+    return g_script.locks > 0;
+  });
+  EXPECT_EQ(g_script.locks, 1);
+  EXPECT_EQ(looks, kRound + kYieldsBeforeSleep + 1) << "a look between the spin and the mutex";
 }
 
 }  // namespace

@@ -132,8 +132,9 @@ namespace pathlock {
 template <typename P>
 struct BasicPathLock<P>::IndexedKey {
   // Longer paths are never found through the index. With the length, the
-  // copy fills a record's first two lines after the word and its reference
-  // bit (GateRecord): 16 + 8 + 104 = 128 bytes.
+  // copy fills a record's first two lines after the word, its reference
+  // bit and its queue's head and turns (GateRecord): 16 + 8 + 104 = 128
+  // bytes.
   static constexpr std::size_t kBytes = 104;
   static constexpr std::size_t kWords = kBytes / 8;
   static constexpr std::uint32_t kNone = 0;  // no path (a fresh record, or one too long)

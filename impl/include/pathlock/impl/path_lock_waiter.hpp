@@ -221,17 +221,22 @@ bool BasicPathLock<P>::spin_while_queue_moves(Ready&& ready, Progress&& progress
     if (ready()) return true;
     P::yield();
   }
-  return ready();
+  // No last look here: a caller that sleeps looks again under its mutex
+  // (one look, so one step of a checked schedule, where it always was).
+  return false;
 }
 
 template <typename P>
 bool BasicPathLock<P>::spin_for_grant(const Waiter& waiter) {
-  return spin_while_queue_moves(
-      [&waiter] { return waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken; },
-      [&waiter]() -> std::uint32_t {
-        // No entry to watch: one round (its value never moves).
-        return waiter.entry_grants != nullptr ? waiter.entry_grants->load(std::memory_order_relaxed) : 0;
-      });
+  const auto woken = [&waiter] { return waiter.state.load(std::memory_order_acquire) == Waiter::State::kWoken; };
+  return spin_while_queue_moves(woken,
+                                [&waiter]() -> std::uint32_t {
+                                  // No entry to watch: one round (its value never moves).
+                                  return waiter.entry_grants != nullptr
+                                             ? waiter.entry_grants->load(std::memory_order_relaxed)
+                                             : 0;
+                                }) ||
+         woken();
 }
 
 template <typename P>
