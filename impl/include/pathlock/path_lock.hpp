@@ -617,6 +617,11 @@ class BasicPathLock {
   // Fences, then grants the longest prefix of `asked` whose gates still
   // admit it and withdraws the rest; returns how many were granted.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
+  // A fast step granted (its slot set, or its gate's word taken): told,
+  // recorded in the guard, and the gate marked used (CLOCK's reference
+  // bit). Within the room the caller reserved in the guard.
+  [[gnu::always_inline]] static inline void hold_fast(Guard& guard, Atomic<std::uintptr_t>* slot, GateRecord* gate,
+                                                      impl::ModeId mode, std::string_view key) noexcept;
   // After clearing slots: fences once, then drains each of their gates
   // that is closed (record_at(i), i < n: a cleared slot's gate record, or
   // nullptr to skip).

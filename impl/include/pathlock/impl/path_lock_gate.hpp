@@ -741,10 +741,17 @@ template <typename P>
       break;
     }
   }
-  impl::observe<P>(impl::LockEvent::kGranted, step.lock, guard.id_, step.mode);
-  guard.push_fast(nullptr, g, step.mode);  // within the room the caller reserved
-  if (!g->used_fast.load(std::memory_order_relaxed)) g->used_fast.store(true, std::memory_order_relaxed);
+  hold_fast(guard, nullptr, g, step.mode, step.lock);
   return GateQueue::kGranted;
+}
+
+template <typename P>
+inline void BasicPathLock<P>::hold_fast(Guard& guard, Atomic<std::uintptr_t>* slot, GateRecord* gate,
+                                        impl::ModeId mode, std::string_view key) noexcept {
+  impl::observe<P>(impl::LockEvent::kGranted, key, guard.id_, mode);
+  guard.push_fast(slot, gate, mode);
+  // Written once per eviction pass, not per grant: a look first.
+  if (!gate->used_fast.load(std::memory_order_relaxed)) gate->used_fast.store(true, std::memory_order_relaxed);
 }
 
 template <typename P>
@@ -758,9 +765,7 @@ std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard&
                                         : take_exclusive(a, guard.id_);
     if (!held) break;
     ++granted;
-    impl::observe<P>(impl::LockEvent::kGranted, a.key, guard.id_, a.mode);
-    guard.push_fast(a.slot, a.record, a.mode);  // within the room the caller reserved
-    if (!a.record->used_fast.load(std::memory_order_relaxed)) a.record->used_fast.store(true, std::memory_order_relaxed);
+    hold_fast(guard, a.slot, a.record, a.mode, a.key);
   }
   // The first gate that closed meanwhile, and every step after it (taken
   // out of order otherwise), are withdrawn: the caller takes them slowly.
