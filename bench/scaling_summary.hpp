@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,6 +18,35 @@
 #include "summary_reporter.hpp"
 
 namespace pathlock::bench {
+
+// A target judged on a figure measured with a spread: met or not only where
+// the whole band (the figure +- twice its relative spread) is on one side of
+// the target; a band across it is no result either way.
+enum class Verdict : std::uint8_t { kMet, kNotMet, kWithinSpread };
+enum class Bound : std::uint8_t { kAtLeast, kAtMost };
+inline Verdict judge(double value, Bound bound, double target, double spread) {
+  const double low = value * (1 - 2 * spread);
+  const double high = value * (1 + 2 * spread);
+  const bool meets_low = bound == Bound::kAtLeast ? low >= target : low <= target;
+  const bool meets_high = bound == Bound::kAtLeast ? high >= target : high <= target;
+  if (meets_low && meets_high) return Verdict::kMet;
+  if (!meets_low && !meets_high) return Verdict::kNotMet;
+  return Verdict::kWithinSpread;
+}
+inline std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kMet: return "met";
+    case Verdict::kNotMet: return "NOT met";
+    case Verdict::kWithinSpread: return "undecided (the target is within this run's spread)";
+  }
+  return "?";
+}
+// The relative spread of a ratio of two figures: theirs, combined.
+inline double ratio_spread(double cv_a, double cv_b) { return std::sqrt(cv_a * cv_a + cv_b * cv_b); }
+// " +-7%", or nothing where the run had no repetitions.
+inline std::string spread_text(double spread) {
+  return spread > 0 ? " ±" + fixed(200 * spread, 0) + "%" : std::string();
+}
 
 struct BaselineName {
   std::string_view key;    // the run name's first part
@@ -41,6 +71,10 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
     return it == figures.end() ? 0.0 : it->second.counter("items_per_second", 0);
   };
+  const auto rate_cv = [&](const std::string& key, Workload w, int t) {
+    auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
+    return it == figures.end() ? 0.0 : it->second.spread("items_per_second");
+  };
   const auto figure = [&](const std::string& key, Workload w, int t) -> const Figures* {
     auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
     return it == figures.end() ? nullptr : &it->second;
@@ -49,17 +83,18 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   const auto ratio = [](double a, double b) { return a > 0 && b > 0 ? fixed(a / b, 2) + "x" : std::string("-"); };
   const int top = threads.back();
   const std::string recommended = "PathLock/" + impl::path_rwa_joined_scheme().name();
-  const auto best_peer = [&](Workload w, int t) {
-    double best = 0;
+  struct Peer {
+    double rate = 0;
+    std::string key;
     std::string label = "-";
+  };
+  const auto best_peer = [&](Workload w, int t) {
+    Peer best;
     for (const auto& b : kBaselineNames) {
       const double r = rate(std::string(b.key), w, t);
-      if (b.per_path && r > best) {
-        best = r;
-        label = std::string(b.label);
-      }
+      if (b.per_path && r > best.rate) best = {r, std::string(b.key), std::string(b.label)};
     }
-    return std::pair{best, label};
+    return best;
   };
 
   std::string out;
@@ -91,7 +126,7 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     }
     line(header + " scaling | vs peer |");
     line(rule + "---:|---:|");
-    const double peer = best_peer(w, top).first;
+    const double peer = best_peer(w, top).rate;
     const auto row = [&](const std::string& key, const std::string& label, bool compare) {
       std::string s = "| " + label + " |";
       for (int t : threads) s += " " + mops(rate(key, w, t)) + " |";
@@ -107,7 +142,10 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
 
   line("");
   line("Targets, judged on PathLock " + impl::path_rwa_joined_scheme().name() + " (T = " + std::to_string(top) +
-       " threads, " + std::to_string(cpus) + " CPUs):");
+       " threads, " + std::to_string(cpus) + " CPUs). Each ratio is of medians; ± is twice its figures' "
+       "combined relative spread over the repetitions (1.4826 x the median absolute deviation, over the "
+       "median; where the run had repetitions), and a target inside that band is judged neither met nor "
+       "missed:");
   const auto verdict = [](bool met) { return met ? std::string("met") : std::string("NOT met"); };
   const int judged = std::min(top, std::max(1, cpus));
   for (Workload w : kAllWorkloads) {
@@ -116,9 +154,10 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     if (one <= 0 || at <= 0) continue;
     if (contention_of(w) == Contention::kAllConflict) {
       const double floor = judged >= 16 ? 0.5 : 0.7;
+      const double spread = ratio_spread(rate_cv(recommended, w, judged), rate_cv(recommended, w, 1));
       line("- no collapse, " + std::string(to_string(w)) + ": " + std::to_string(judged) + " threads keep " +
-           fixed(100 * at / one, 0) + "% of 1 thread (target >= " + fixed(100 * floor, 0) + "%): " +
-           verdict(at / one >= floor));
+           fixed(100 * at / one, 0) + "%" + spread_text(spread) + " of 1 thread (target >= " +
+           fixed(100 * floor, 0) + "%): " + to_string(judge(at / one, Bound::kAtLeast, floor, spread)));
       // FIFO hands every conflicting acquisition to another thread: no FIFO
       // lock hands over faster than the bare ticket lock does.
       const double ticket = rate(std::string(kBaselineNames[1].key), w, judged);
@@ -134,24 +173,30 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     } else {
       // 0.6 x T in general; the 2-core machine is held to 1.6x.
       const double target = judged == 2 ? 1.6 : 0.6 * judged;
-      line("- scaling, " + std::string(to_string(w)) + ": " + fixed(at / one, 2) + "x at " +
-           std::to_string(judged) + " threads (target >= " + fixed(target, 1) + "x): " +
-           verdict(judged == 1 || at / one >= target));
+      const double spread = ratio_spread(rate_cv(recommended, w, judged), rate_cv(recommended, w, 1));
+      line("- scaling, " + std::string(to_string(w)) + ": " + fixed(at / one, 2) + "x" + spread_text(spread) +
+           " at " + std::to_string(judged) + " threads (target >= " + fixed(target, 1) + "x): " +
+           (judged == 1 ? verdict(true) : to_string(judge(at / one, Bound::kAtLeast, target, spread))));
     }
   }
   for (Workload w : kAllWorkloads) {
-    const auto [peer, label] = best_peer(w, top);
+    const Peer peer = best_peer(w, top);
     const double mine = rate(recommended, w, top);
-    if (peer <= 0 || mine <= 0) continue;
-    line("- ahead of the peers, " + std::string(to_string(w)) + ": " + fixed(mine / peer, 2) + "x " + label +
-         " at " + std::to_string(top) + " threads (target >= 4x): " + verdict(mine / peer >= 4));
+    if (peer.rate <= 0 || mine <= 0) continue;
+    const double spread = ratio_spread(rate_cv(recommended, w, top), rate_cv(peer.key, w, top));
+    line("- ahead of the peers, " + std::string(to_string(w)) + ": " + fixed(mine / peer.rate, 2) + "x" +
+         spread_text(spread) + " " + peer.label + " at " + std::to_string(top) +
+         " threads (target >= 4x): " + to_string(judge(mine / peer.rate, Bound::kAtLeast, 4, spread)));
   }
   const Figures* write = figure(recommended, Workload::kDisjoint, 1);
   const Figures* mutex = figure(std::string(kBaselineNames[0].key), Workload::kDisjoint, 1);
   if (write != nullptr && mutex != nullptr && mutex->ns > 0) {
+    // A time's spread is its rate's: both come from the same repetitions.
+    const double spread = ratio_spread(write->spread("items_per_second"), mutex->spread("items_per_second"));
     line("- uncontended depth-4 write acquire+release: " + fixed(write->ns, 1) + " ns, " +
-         fixed(write->ns / mutex->ns, 2) + "x a std::mutex lock+unlock (" + fixed(mutex->ns, 1) +
-         " ns; target <= 4x): " + verdict(write->ns <= 4 * mutex->ns));
+         fixed(write->ns / mutex->ns, 2) + "x" + spread_text(spread) + " a std::mutex lock+unlock (" +
+         fixed(mutex->ns, 1) + " ns; target <= 4x): " +
+         to_string(judge(write->ns / mutex->ns, Bound::kAtMost, 4, spread)));
     const double allocs = write->counter("allocs");
     line("- allocations per uncontended acquire: " + fixed(allocs, 4) + " (target 0): " + verdict(allocs == 0));
   }

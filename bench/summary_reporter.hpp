@@ -1,12 +1,16 @@
 #pragma once
 // A Google Benchmark reporter that prints the console output as usual,
 // keeps every run's figures (the median aggregate where there are
-// repetitions), and at the end writes a Markdown summary computed from them
+// repetitions, with their relative spread over the repetitions),
+// and at the end writes a Markdown summary computed from them
 // (to stdout, and to --summary=FILE if given): the tables the README quotes,
 // so that no figure there is typed by hand.
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -14,6 +18,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace pathlock::bench {
 
@@ -21,12 +27,46 @@ struct Figures {
   double ns = 0;                             // real time per iteration, nanoseconds
   double cpu_ns = 0;                         // CPU time per iteration, nanoseconds
   std::map<std::string, double> counters;    // as reported (rates per second)
+  // Each counter's relative spread over the repetitions (0.05 is 5%): the
+  // robust one (kRelativeMad) where the benchmark computes it, else the
+  // coefficient of variation; none without repetitions.
+  std::map<std::string, double> counter_spread;
+  bool spread_is_robust = false;
   bool from_median = false;
   double counter(const std::string& name, double missing = -1) const {
     auto it = counters.find(name);
     return it == counters.end() ? missing : it->second;
   }
+  // 0 where the run had no repetitions.
+  double spread(const std::string& name) const {
+    auto it = counter_spread.find(name);
+    return it == counter_spread.end() ? 0 : it->second;
+  }
 };
+
+// A robust estimate of the coefficient of variation: 1.4826 x the median
+// absolute deviation from the median, over the median (1.4826 makes it the
+// standard deviation's estimate for a normal sample). One repetition that a
+// virtual machine's neighbour slowed moves it little, where it can double
+// a standard deviation of five. Registered with a benchmark as
+// ComputeStatistics(kRelativeMad, relative_mad, kPercentage).
+inline constexpr const char* kRelativeMad = "rmad";
+inline double relative_mad(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const auto median_of = [](std::vector<double> x) {
+    const std::size_t mid = x.size() / 2;
+    std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(mid), x.end());
+    const double upper = x[mid];
+    if (x.size() % 2 == 1) return upper;
+    return (*std::max_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
+  };
+  const double median = median_of(v);
+  if (median == 0) return 0;
+  std::vector<double> deviations;
+  deviations.reserve(v.size());
+  for (const double x : v) deviations.push_back(std::abs(x - median));
+  return 1.4826 * median_of(std::move(deviations)) / std::abs(median);
+}
 
 // Run name -> figures.
 using FigureTable = std::map<std::string, Figures>;
@@ -73,6 +113,14 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
     for (const auto& run : runs) {
       if (run.error_occurred) continue;
+      const bool robust = run.run_type == Run::RT_Aggregate && run.aggregate_name == kRelativeMad;
+      if (robust || (run.run_type == Run::RT_Aggregate && run.aggregate_name == "cv")) {
+        Figures& f = figures_[run.run_name.str()];
+        if (f.spread_is_robust && !robust) continue;
+        f.spread_is_robust = robust;
+        for (const auto& [name, counter] : run.counters) f.counter_spread[name] = counter.value;
+        continue;
+      }
       const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
       if (run.run_type == Run::RT_Aggregate && !median) continue;
       Figures& f = figures_[run.run_name.str()];

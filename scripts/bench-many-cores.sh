@@ -22,8 +22,9 @@ if [[ -z "$bin" ]]; then
   bin=build/release/bench/scaling_bench
 fi
 mkdir -p "$out"
+# Repetitions interleaved at random through the run (as scripts/bench.sh's).
 "$bin" --seed=1 --benchmark_repetitions=3 --benchmark_min_time=0.1 \
-  --benchmark_report_aggregates_only=true \
+  --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/scaling-many-cores.json" --benchmark_out_format=json \
   --summary="$out/scaling-many-cores.md" "$@"
 if [[ -z "${OUT_DIR:-}" ]]; then
