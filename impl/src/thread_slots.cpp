@@ -46,6 +46,7 @@ class Claim {
   }
   ~Claim() {
     t_claim_given_back = true;
+    t_thread_slot_plus_one = 0;  // a later call takes the number after exit
     if (slot_ >= kRecycledThreadSlots) return;
     Registry& r = registry();
     const std::lock_guard<std::mutex> hold(r.mu);
@@ -61,15 +62,19 @@ class Claim {
 
 }  // namespace
 
-std::size_t this_thread_slot() noexcept {
+std::size_t take_this_thread_slot() noexcept {
+  std::size_t slot = 0;
   if (t_claim_given_back) {
     // A fresh number above the recycled ones, never given back: distinct
     // from every live thread's (and, being large, no gate block).
     if (t_number_after_exit == 0) t_number_after_exit = registry().overflow.fetch_add(1, std::memory_order_relaxed);
-    return t_number_after_exit;
+    slot = t_number_after_exit;
+  } else {
+    thread_local const Claim claim;
+    slot = claim.slot();
   }
-  thread_local const Claim claim;
-  return claim.slot();
+  t_thread_slot_plus_one = slot + 1;
+  return slot;
 }
 
 }  // namespace pathlock::impl

@@ -14,6 +14,18 @@ namespace pathlock::impl {
 // numbers are recycled; beyond that many threads alive at once, each new
 // thread gets a fresh number above them (never given back).
 inline constexpr std::size_t kRecycledThreadSlots = 1024;
-std::size_t this_thread_slot() noexcept;
+
+// The calling thread's number + 1 once it has one, 0 before (and again
+// once its claim is given back, until it takes its number after exit):
+// constant-initialised, so every fast acquire reads it with one load, no
+// call and no initialisation guard.
+inline thread_local std::size_t t_thread_slot_plus_one = 0;
+// Takes (or gives again) the calling thread's number and caches it.
+std::size_t take_this_thread_slot() noexcept;
+
+inline std::size_t this_thread_slot() noexcept {
+  const std::size_t cached = t_thread_slot_plus_one;
+  return cached != 0 ? cached - 1 : take_this_thread_slot();
+}
 
 }  // namespace pathlock::impl
