@@ -87,6 +87,24 @@ TEST(GateCache, ALeafAskedForTwiceInARowIsRemembered) {
   });
 }
 
+// The cache is the thread's, shared by its locks: a leaf refused on one
+// lock has not been asked for on another.
+TEST(GateCache, ARefusalOnOneLockDoesNotCountForAnother) {
+  PathLock lock(impl::path_rwa_joined_scheme(), small_index());
+  PathLock other(impl::path_rwa_joined_scheme(), small_index());
+  const std::string leaf = target_for(lock, "/f", CacheEntry::kSameCacheEntry);
+  crowd_out_of_index(other, leaf);
+  on_fresh_thread([&] {
+    (void)lock.read(P("/f/x"));
+    (void)lock.read(P(leaf));   // opens the leaf's gate
+    (void)lock.read(P(leaf));   // refused once
+    (void)other.read(P(leaf));  // opens its gate on the other lock
+    (void)other.read(P(leaf));  // asked for once there: refused
+    EXPECT_TRUE(PathLockTestPeer::gate_cached(lock, "/f")) << "/f kept its entry";
+    EXPECT_FALSE(PathLockTestPeer::gate_cached(other, leaf));
+  });
+}
+
 TEST(GateCache, ALeafInAFreeEntryIsRememberedOnceItsGateIsOpen) {
   PathLock lock(impl::path_rwa_joined_scheme(), small_index());
   const std::string hot = target_for(lock, "/", CacheEntry::kFreeCacheEntry);

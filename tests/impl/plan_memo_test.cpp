@@ -209,6 +209,17 @@ TEST(PlanMemo, PathsSharingAMemoEntryTakeItFromEachOther) {
   });
 }
 
+// On the calling thread: `hot` memoized, then `once` taken slowly (its
+// gates open) and then wholly fast, refused `hot`'s entry.
+void memoize_then_refuse(PathLock& lock, const model::Request& hot, const model::Request& once) {
+  for (int i = 0; i < 2; ++i) {
+    auto g = lock.acquire(hot);
+  }
+  ASSERT_EQ(PathLockTestPeer::memoized_steps(lock, hot), 3U);
+  { auto g = lock.acquire(once); }
+  { auto g = lock.acquire(once); }
+}
+
 // A request taken once does not push out a hot one that shares its entry.
 TEST(PlanMemo, ARequestTakenOnceLeavesAHotOnesEntry) {
   PathLock lock(impl::path_rwa_joined_scheme());
@@ -216,14 +227,26 @@ TEST(PlanMemo, ARequestTakenOnceLeavesAHotOnesEntry) {
   const model::Request& hot = writes.first;
   const model::Request& once = writes.second;
   on_fresh_thread([&] {
-    for (int i = 0; i < 2; ++i) {
-      auto g = lock.acquire(hot);
-    }
-    ASSERT_EQ(PathLockTestPeer::memoized_steps(lock, hot), 3U);
-    { auto g = lock.acquire(once); }  // slow: its gates open
-    { auto g = lock.acquire(once); }  // wholly fast, refused the entry
+    memoize_then_refuse(lock, hot, once);
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, hot), 3U);
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, once), 0U);
+  });
+}
+
+// The memo is the thread's, shared by its locks: a request refused on one
+// lock has not been asked for on another.
+TEST(PlanMemo, ARefusalOnOneLockDoesNotCountForAnother) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  PathLock other(impl::path_rwa_joined_scheme());
+  const auto writes = writes_sharing_a_memo_entry();
+  const model::Request& hot = writes.first;
+  const model::Request& once = writes.second;
+  on_fresh_thread([&] {
+    memoize_then_refuse(lock, hot, once);
+    { auto g = other.acquire(once); }  // slow, on the other lock
+    { auto g = other.acquire(once); }  // wholly fast: asked for once there, refused
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, hot), 3U);
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(other, once), 0U);
   });
 }
 

@@ -151,8 +151,9 @@
 // finds the gate through its own cache of (lock, path text) -> (gate
 // record, generation), filled when it takes the entry slowly (a folder at
 // once; a target only when its gate was open already and the cache entry is
-// free or it asks for it twice in a row, so that leaves read once among
-// thousands never push the folders out), then through the lock-wide index:
+// free or it asks for it twice in a row on that lock, so that leaves read
+// once among thousands never push the folders out), then through the
+// lock-wide index:
 // a thread takes fast a gate that another thread opened, though it never
 // took the path itself (what it finds so joins its cache by the same rule).
 // The index is set-associative, two slots per entry the table may keep

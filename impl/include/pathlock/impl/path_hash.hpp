@@ -94,6 +94,15 @@ inline constexpr std::size_t plan_memo_index(std::uint64_t memo_hash) noexcept {
   return memo_hash % kPlanMemoEntries;
 }
 
+// What a thread's gate cache entry and plan memo entry remember of the
+// request refused them last (one per thread, shared by every lock of its
+// platform): the lock and the hash together, so that a path refused on
+// one lock does not count as asked for twice when another lock asks for
+// it. A collision only admits a request one refusal early.
+inline constexpr std::uint64_t refusal_key(std::uint64_t lock_uid, std::uint64_t hash) noexcept {
+  return hash ^ (lock_uid * 0x9e3779b97f4a7c15ULL);
+}
+
 // The lock-wide gate index is set-associative: buckets of up to
 // kGateIndexWays slots, a bucket a cache line, picked by bits 16 and up of
 // the hash (independent of the thread's cache, the low bits, and of the

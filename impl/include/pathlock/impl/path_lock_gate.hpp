@@ -414,7 +414,8 @@ struct BasicPathLock<P>::GateCacheEntry {
   GateRecord* record = nullptr;
   std::uint64_t generation = 0;
   std::uint32_t length = 0;
-  // The hash of the last target refused this entry (admit_target_to_gate_cache).
+  // impl::refusal_key of the last target refused this entry
+  // (admit_target_to_gate_cache).
   std::uint64_t refused = 0;
   char key[Gates::kCachedKeyBytes];
 };
@@ -459,8 +460,9 @@ bool BasicPathLock<P>::admit_target_to_gate_cache(std::uint64_t hash) noexcept {
   if (cache == nullptr) return false;
   GateCacheEntry& e = cache[impl::gate_cache_index(hash)];
   const bool taken_by_other = e.lock_uid != 0 && (e.lock_uid != uid_ || e.hash != hash);
-  if (!taken_by_other || e.refused == hash) return true;
-  e.refused = hash;
+  const std::uint64_t asker = impl::refusal_key(uid_, hash);
+  if (!taken_by_other || e.refused == asker) return true;
+  e.refused = asker;
   return false;
 }
 

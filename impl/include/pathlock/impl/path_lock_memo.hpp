@@ -41,7 +41,7 @@ struct BasicPathLock<P>::PlanMemoEntry {
   };
   std::uint64_t lock_uid = 0;  // 0: empty (lock uids start at 1)
   std::uint64_t hash = 0;
-  // The hash of the last request refused this entry (memoize_plan).
+  // impl::refusal_key of the last request refused this entry (memoize_plan).
   std::uint64_t refused = 0;
   std::uint32_t length = 0;
   MemoShape shape = MemoShape::kReadOne;
@@ -116,8 +116,9 @@ void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const Fa
   // time (asked for twice in a row): requests spread over more paths than
   // the memo has entries would otherwise rewrite it at every acquire, for
   // no hit.
-  if (e.lock_uid != 0 && e.refused != lookup.hash) {
-    e.refused = lookup.hash;
+  const std::uint64_t asker = impl::refusal_key(uid_, lookup.hash);
+  if (e.lock_uid != 0 && e.refused != asker) {
+    e.refused = asker;
     return;
   }
   e.lock_uid = uid_;
