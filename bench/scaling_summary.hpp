@@ -8,8 +8,10 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pathlock/impl/scheme.hpp"
@@ -21,10 +23,13 @@ namespace pathlock::bench {
 
 // A target judged on a figure measured with a spread: met or not only where
 // the whole band (the figure +- twice its relative spread) is on one side of
-// the target; a band across it is no result either way.
-enum class Verdict : std::uint8_t { kMet, kNotMet, kWithinSpread };
+// the target; a band across it is no result either way, and neither is a
+// figure of fewer than kMinRepetitions repetitions (no spread to judge by).
+enum class Verdict : std::uint8_t { kMet, kNotMet, kWithinSpread, kTooFewRepetitions };
 enum class Bound : std::uint8_t { kAtLeast, kAtMost };
-inline Verdict judge(double value, Bound bound, double target, double spread) {
+inline constexpr int kMinRepetitions = 5;
+inline Verdict judge(double value, Bound bound, double target, double spread, int repetitions = kMinRepetitions) {
+  if (repetitions < kMinRepetitions) return Verdict::kTooFewRepetitions;
   const double low = value * (1 - 2 * spread);
   const double high = value * (1 + 2 * spread);
   const bool meets_low = bound == Bound::kAtLeast ? low >= target : low <= target;
@@ -38,14 +43,18 @@ inline std::string to_string(Verdict v) {
     case Verdict::kMet: return "met";
     case Verdict::kNotMet: return "NOT met";
     case Verdict::kWithinSpread: return "undecided (the target is within this run's spread)";
+    case Verdict::kTooFewRepetitions:
+      return "undecided (fewer than " + std::to_string(kMinRepetitions) + " repetitions: no spread to judge by)";
   }
   return "?";
 }
 // The relative spread of a ratio of two figures: theirs, combined.
-inline double ratio_spread(double cv_a, double cv_b) { return std::sqrt(cv_a * cv_a + cv_b * cv_b); }
-// " +-7%", or nothing where the run had no repetitions.
+inline double ratio_spread(double a, double b) { return std::sqrt(a * a + b * b); }
+// " +-7%" (" +-0.4%" under 10%), or nothing where the run had no repetitions.
 inline std::string spread_text(double spread) {
-  return spread > 0 ? " ±" + fixed(200 * spread, 0) + "%" : std::string();
+  if (spread <= 0) return {};
+  const double percent = 200 * spread;
+  return " ±" + fixed(percent, percent < 10 ? 1 : 0) + "%";
 }
 
 struct BaselineName {
@@ -71,9 +80,18 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
     return it == figures.end() ? 0.0 : it->second.counter("items_per_second", 0);
   };
-  const auto rate_cv = [&](const std::string& key, Workload w, int t) {
+  const auto rate_spread = [&](const std::string& key, Workload w, int t) {
     auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
     return it == figures.end() ? 0.0 : it->second.spread("items_per_second");
+  };
+  // The fewer repetitions of the figures a ratio is made of.
+  const auto repetitions = [&](std::initializer_list<std::pair<std::string, int>> runs, Workload w) {
+    int fewest = kMinRepetitions;
+    for (const auto& [key, t] : runs) {
+      auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
+      fewest = std::min(fewest, it == figures.end() ? 0 : it->second.repetitions);
+    }
+    return fewest;
   };
   const auto figure = [&](const std::string& key, Workload w, int t) -> const Figures* {
     auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
@@ -144,8 +162,8 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   line("Targets, judged on PathLock " + impl::path_rwa_joined_scheme().name() + " (T = " + std::to_string(top) +
        " threads, " + std::to_string(cpus) + " CPUs). Each ratio is of medians; ± is twice its figures' "
        "combined relative spread over the repetitions (1.4826 x the median absolute deviation, over the "
-       "median; where the run had repetitions), and a target inside that band is judged neither met nor "
-       "missed:");
+       "median), and a target inside that band, or judged on fewer than " + std::to_string(kMinRepetitions) +
+       " repetitions, is judged neither met nor missed:");
   const auto verdict = [](bool met) { return met ? std::string("met") : std::string("NOT met"); };
   const int judged = std::min(top, std::max(1, cpus));
   for (Workload w : kAllWorkloads) {
@@ -154,10 +172,12 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     if (one <= 0 || at <= 0) continue;
     if (contention_of(w) == Contention::kAllConflict) {
       const double floor = judged >= 16 ? 0.5 : 0.7;
-      const double spread = ratio_spread(rate_cv(recommended, w, judged), rate_cv(recommended, w, 1));
+      const double spread = ratio_spread(rate_spread(recommended, w, judged), rate_spread(recommended, w, 1));
       line("- no collapse, " + std::string(to_string(w)) + ": " + std::to_string(judged) + " threads keep " +
            fixed(100 * at / one, 0) + "%" + spread_text(spread) + " of 1 thread (target >= " +
-           fixed(100 * floor, 0) + "%): " + to_string(judge(at / one, Bound::kAtLeast, floor, spread)));
+           fixed(100 * floor, 0) + "%): " +
+           to_string(judge(at / one, Bound::kAtLeast, floor, spread,
+                           repetitions({{recommended, judged}, {recommended, 1}}, w))));
       // FIFO hands every conflicting acquisition to another thread: no FIFO
       // lock hands over faster than the bare ticket lock does.
       const double ticket = rate(std::string(kBaselineNames[1].key), w, judged);
@@ -173,20 +193,36 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     } else {
       // 0.6 x T in general; the 2-core machine is held to 1.6x.
       const double target = judged == 2 ? 1.6 : 0.6 * judged;
-      const double spread = ratio_spread(rate_cv(recommended, w, judged), rate_cv(recommended, w, 1));
+      const double spread = ratio_spread(rate_spread(recommended, w, judged), rate_spread(recommended, w, 1));
       line("- scaling, " + std::string(to_string(w)) + ": " + fixed(at / one, 2) + "x" + spread_text(spread) +
            " at " + std::to_string(judged) + " threads (target >= " + fixed(target, 1) + "x): " +
-           (judged == 1 ? verdict(true) : to_string(judge(at / one, Bound::kAtLeast, target, spread))));
+           (judged == 1 ? verdict(true)
+                        : to_string(judge(at / one, Bound::kAtLeast, target, spread,
+                                          repetitions({{recommended, judged}, {recommended, 1}}, w)))));
     }
   }
   for (Workload w : kAllWorkloads) {
     const Peer peer = best_peer(w, top);
     const double mine = rate(recommended, w, top);
     if (peer.rate <= 0 || mine <= 0) continue;
-    const double spread = ratio_spread(rate_cv(recommended, w, top), rate_cv(peer.key, w, top));
+    // A peer missing from the run (filtered out, or failed) could be the
+    // best one: no verdict against the others.
+    std::string missing;
+    for (const auto& b : kBaselineNames) {
+      if (b.per_path && rate(std::string(b.key), w, top) <= 0) missing = std::string(b.label);
+    }
+    if (!missing.empty()) {
+      line("- ahead of the peers, " + std::string(to_string(w)) + ": " + fixed(mine / peer.rate, 2) + "x " +
+           peer.label + " at " + std::to_string(top) + " threads (target >= 4x): undecided (no figure of " +
+           missing + " in this run)");
+      continue;
+    }
+    const double spread = ratio_spread(rate_spread(recommended, w, top), rate_spread(peer.key, w, top));
     line("- ahead of the peers, " + std::string(to_string(w)) + ": " + fixed(mine / peer.rate, 2) + "x" +
          spread_text(spread) + " " + peer.label + " at " + std::to_string(top) +
-         " threads (target >= 4x): " + to_string(judge(mine / peer.rate, Bound::kAtLeast, 4, spread)));
+         " threads (target >= 4x): " +
+         to_string(judge(mine / peer.rate, Bound::kAtLeast, 4, spread,
+                         repetitions({{recommended, top}, {peer.key, top}}, w))));
   }
   const Figures* write = figure(recommended, Workload::kDisjoint, 1);
   const Figures* mutex = figure(std::string(kBaselineNames[0].key), Workload::kDisjoint, 1);
@@ -196,7 +232,8 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     line("- uncontended depth-4 write acquire+release: " + fixed(write->ns, 1) + " ns, " +
          fixed(write->ns / mutex->ns, 2) + "x" + spread_text(spread) + " a std::mutex lock+unlock (" +
          fixed(mutex->ns, 1) + " ns; target <= 4x): " +
-         to_string(judge(write->ns / mutex->ns, Bound::kAtMost, 4, spread)));
+         to_string(judge(write->ns / mutex->ns, Bound::kAtMost, 4, spread,
+                         std::min(write->repetitions, mutex->repetitions))));
     const double allocs = write->counter("allocs");
     line("- allocations per uncontended acquire: " + fixed(allocs, 4) + " (target 0): " + verdict(allocs == 0));
   }

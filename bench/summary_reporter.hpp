@@ -27,11 +27,10 @@ struct Figures {
   double ns = 0;                             // real time per iteration, nanoseconds
   double cpu_ns = 0;                         // CPU time per iteration, nanoseconds
   std::map<std::string, double> counters;    // as reported (rates per second)
-  // Each counter's relative spread over the repetitions (0.05 is 5%): the
-  // robust one (kRelativeMad) where the benchmark computes it, else the
-  // coefficient of variation; none without repetitions.
+  // Each counter's relative spread over the repetitions (0.05 is 5%), where
+  // the benchmark computes kRelativeMad; none without repetitions.
   std::map<std::string, double> counter_spread;
-  bool spread_is_robust = false;
+  int repetitions = 1;  // that the figures are the median of
   bool from_median = false;
   double counter(const std::string& name, double missing = -1) const {
     auto it = counters.find(name);
@@ -113,11 +112,8 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
     for (const auto& run : runs) {
       if (run.error_occurred) continue;
-      const bool robust = run.run_type == Run::RT_Aggregate && run.aggregate_name == kRelativeMad;
-      if (robust || (run.run_type == Run::RT_Aggregate && run.aggregate_name == "cv")) {
+      if (run.run_type == Run::RT_Aggregate && run.aggregate_name == kRelativeMad) {
         Figures& f = figures_[run.run_name.str()];
-        if (f.spread_is_robust && !robust) continue;
-        f.spread_is_robust = robust;
         for (const auto& [name, counter] : run.counters) f.counter_spread[name] = counter.value;
         continue;
       }
@@ -126,6 +122,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
       Figures& f = figures_[run.run_name.str()];
       if (f.from_median && !median) continue;
       f.from_median = median;
+      f.repetitions = median ? static_cast<int>(run.repetitions) : 1;
       f.ns = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
       f.cpu_ns = run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
       for (const auto& [name, counter] : run.counters) f.counters[name] = counter.value;

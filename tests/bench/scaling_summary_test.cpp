@@ -4,6 +4,8 @@
 // reported as met or missed.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,11 +21,13 @@ std::string key(const std::string& lock, Workload w, int threads) {
 const std::string kRecommended = "PathLock/path-rwa-joined";
 
 // A run of `rate` acquisitions per second in total over `threads` threads,
-// with the given relative spread over its repetitions.
-Figures run_of(double rate, int threads, double spread) {
+// the median of `repetitions`, with the given relative spread over them.
+Figures run_of(double rate, int threads, double spread, int repetitions = kMinRepetitions) {
   Figures f;
   f.counters["items_per_second"] = rate;
   f.ns = 1e9 * threads / rate;
+  f.repetitions = repetitions;
+  f.from_median = repetitions > 1;
   if (spread > 0) f.counter_spread["items_per_second"] = spread;
   return f;
 }
@@ -57,6 +61,8 @@ TEST(ScalingSummaryJudge, ABandWhollyOnOneSideDecides) {
   EXPECT_EQ(judge(1.3, Bound::kAtLeast, 1.6, 0.0385), Verdict::kNotMet);
   EXPECT_EQ(judge(4.2, Bound::kAtMost, 4, 0.05), Verdict::kWithinSpread);
   EXPECT_EQ(judge(6.0, Bound::kAtMost, 4, 0.05), Verdict::kNotMet);
+  // No spread to judge by: far from the target, still no verdict.
+  EXPECT_EQ(judge(9.0, Bound::kAtLeast, 1.6, 0, kMinRepetitions - 1), Verdict::kTooFewRepetitions);
 }
 
 TEST(ScalingSummaryJudge, TheRobustSpreadIgnoresOneSlowRepetition) {
@@ -74,6 +80,7 @@ TEST(ScalingSummaryJudge, SpreadsOfARatioCombine) {
   EXPECT_DOUBLE_EQ(ratio_spread(0, 0.02), 0.02);
   EXPECT_EQ(spread_text(0), "");
   EXPECT_EQ(spread_text(0.05), " \u00b110%");
+  EXPECT_EQ(spread_text(0.002), " \u00b10.4%") << "a narrow band is not shown as none";
 }
 
 TEST(ScalingSummary, ScalingIsTheRatioOfTheRecommendedSchemesMedians) {
@@ -107,17 +114,41 @@ TEST(ScalingSummary, NoCollapseKeepsAShareOfOneThread) {
             "- no collapse, conflicting: 2 threads keep 60% of 1 thread (target >= 70%): NOT met");
 }
 
-TEST(ScalingSummary, PeersAreJudgedAgainstTheBestPerPathTableOnly) {
+// Hot-read at 2 threads: PathLock at 40 M/s, the 64-stripe table at 8 (the
+// best peer), the naive map at 2, one std::mutex at 100 (no peer), and the
+// abseil table at 7 unless it is left out of the run.
+enum class Abseil : std::uint8_t { kRan, kLeftOut };
+FigureTable hot_read_against_peers(double mine_spread, double striped_spread, Abseil abseil) {
   FigureTable figures;
-  figures[key(kRecommended, Workload::kHotRead, 2)] = run_of(40e6, 2, 0.01);
-  // One lock for everything is no peer, however fast.
+  figures[key(kRecommended, Workload::kHotRead, 2)] = run_of(40e6, 2, mine_spread);
   figures[key("Baseline/std-mutex", Workload::kHotRead, 2)] = run_of(100e6, 2, 0);
   figures[key("Baseline/naive-map", Workload::kHotRead, 2)] = run_of(2e6, 2, 0);
-  figures[key("Baseline/striped-64", Workload::kHotRead, 2)] = run_of(8e6, 2, 0.02);
-  // 40 / 8 = 5x, spread sqrt(1% + 4%) of squares: 2.2%, band 5 x (1 +- 4.5%).
-  EXPECT_EQ(line_of(summary_of(figures), "- ahead of the peers, hot-read:"),
-            "- ahead of the peers, hot-read: 5.00x \u00b14% 64-stripe table of std::shared_mutex at 2 threads "
+  figures[key("Baseline/striped-64", Workload::kHotRead, 2)] = run_of(8e6, 2, striped_spread);
+  if (abseil == Abseil::kRan) figures[key("Baseline/absl-table", Workload::kHotRead, 2)] = run_of(7e6, 2, 0);
+  return figures;
+}
+
+TEST(ScalingSummary, PeersAreJudgedAgainstTheBestPerPathTableOnly) {
+  // 40 / 8 = 5x (one lock for everything is no peer, however fast), spread
+  // sqrt(1% + 4%) of squares: 2.2%, band 5 x (1 +- 4.5%).
+  EXPECT_EQ(line_of(summary_of(hot_read_against_peers(0.01, 0.02, Abseil::kRan)), "- ahead of the peers, hot-read:"),
+            "- ahead of the peers, hot-read: 5.00x \u00b14.5% 64-stripe table of std::shared_mutex at 2 threads "
             "(target >= 4x): met");
+}
+
+TEST(ScalingSummary, APeerMissingFromTheRunLeavesThePeerTargetUndecided) {
+  EXPECT_EQ(line_of(summary_of(hot_read_against_peers(0, 0, Abseil::kLeftOut)), "- ahead of the peers, hot-read:"),
+            "- ahead of the peers, hot-read: 5.00x 64-stripe table of std::shared_mutex at 2 threads (target >= "
+            "4x): undecided (no figure of abseil: 64 shards of flat_hash_map of absl::Mutex in this run)");
+}
+
+TEST(ScalingSummary, AFigureOfTooFewRepetitionsDecidesNothing) {
+  FigureTable figures;
+  figures[key(kRecommended, Workload::kDisjoint, 1)] = run_of(10e6, 1, 0, 1);
+  figures[key(kRecommended, Workload::kDisjoint, 2)] = run_of(30e6, 2, 0);
+  EXPECT_EQ(line_of(summary_of(figures), "- scaling, disjoint:"),
+            "- scaling, disjoint: 3.00x at 2 threads (target >= 1.6x): undecided (fewer than 5 repetitions: no "
+            "spread to judge by)");
 }
 
 TEST(ScalingSummary, UncontendedCostIsADepthFourWriteOverAStdMutex) {
@@ -127,6 +158,47 @@ TEST(ScalingSummary, UncontendedCostIsADepthFourWriteOverAStdMutex) {
   EXPECT_EQ(line_of(summary_of(figures), "- uncontended depth-4 write"),
             "- uncontended depth-4 write acquire+release: 50.0 ns, 5.00x a std::mutex lock+unlock (10.0 ns; "
             "target <= 4x): NOT met");
+}
+
+// What the reporter keeps of a benchmark's aggregates, whichever order they
+// come in: the median's figures, the robust spread, the repetitions.
+TEST(SummaryReporter, KeepsTheMedianAndTheRobustSpreadOfEachRun) {
+  using Run = benchmark::BenchmarkReporter::Run;
+  const auto aggregate = [](const std::string& name, double value) {
+    Run r;
+    r.run_name.function_name = "PathLock/x";
+    r.run_type = Run::RT_Aggregate;
+    r.aggregate_name = name;
+    r.aggregate_unit = name == "median" || name == "mean" ? benchmark::kTime : benchmark::kPercentage;
+    r.repetitions = 5;
+    r.iterations = 1;
+    r.real_accumulated_time = 1e-7;
+    r.cpu_accumulated_time = 1e-7;
+    r.counters["items_per_second"] = benchmark::Counter(value);
+    return r;
+  };
+  for (const bool spread_first : {true, false}) {
+    FigureTable seen;
+    SummaryReporter reporter("", [&](const FigureTable& figures, int) {
+      seen = figures;
+      return std::string();
+    });
+    std::ostringstream out;
+    reporter.SetOutputStream(&out);
+    reporter.SetErrorStream(&out);
+    const Run spread = aggregate(kRelativeMad, 0.03);
+    const std::vector<Run> others{aggregate("mean", 11e6), aggregate("median", 10e6), aggregate("cv", 0.5)};
+    if (spread_first) reporter.ReportRuns({spread});
+    reporter.ReportRuns(others);
+    if (!spread_first) reporter.ReportRuns({spread});
+    reporter.Finalize();
+    ASSERT_EQ(seen.count("PathLock/x"), 1U);
+    const Figures& f = seen.at("PathLock/x");
+    EXPECT_DOUBLE_EQ(f.counter("items_per_second"), 10e6) << "the median's, not the mean's";
+    EXPECT_DOUBLE_EQ(f.spread("items_per_second"), 0.03) << "the robust spread, not the coefficient of variation";
+    EXPECT_EQ(f.repetitions, 5);
+    EXPECT_NEAR(f.ns, 100, 1e-9);
+  }
 }
 
 }  // namespace

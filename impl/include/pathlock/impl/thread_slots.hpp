@@ -17,8 +17,10 @@ inline constexpr std::size_t kRecycledThreadSlots = 1024;
 
 // The calling thread's number + 1 once it has one, 0 before (and again
 // once its claim is given back, until it takes its number after exit):
-// constant-initialised, so every fast acquire reads it with one load, no
-// call and no initialisation guard.
+// constant-initialised, so every fast acquire reads it with no call into
+// thread_slots.cpp and no initialisation guard (one load in an executable;
+// position-independent code, such as the Python module's, reaches it
+// through the TLS resolver as before).
 inline thread_local std::size_t t_thread_slot_plus_one = 0;
 // Takes (or gives again) the calling thread's number and caches it.
 std::size_t take_this_thread_slot() noexcept;
