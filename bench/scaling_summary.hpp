@@ -76,26 +76,26 @@ inline constexpr const char* kCoreToCore = "Hardware/core-to-core";
 
 inline std::string scaling_summary(const FigureTable& figures, int cpus, const std::vector<int>& threads,
                                    std::uint64_t seed) {
-  const auto rate = [&](const std::string& key, Workload w, int t) {
+  const auto figure = [&](const std::string& key, Workload w, int t) -> const Figures* {
     auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
-    return it == figures.end() ? 0.0 : it->second.counter("items_per_second", 0);
+    return it == figures.end() ? nullptr : &it->second;
+  };
+  const auto rate = [&](const std::string& key, Workload w, int t) {
+    const Figures* f = figure(key, w, t);
+    return f == nullptr ? 0.0 : f->counter("items_per_second", 0);
   };
   const auto rate_spread = [&](const std::string& key, Workload w, int t) {
-    auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
-    return it == figures.end() ? 0.0 : it->second.spread("items_per_second");
+    const Figures* f = figure(key, w, t);
+    return f == nullptr ? 0.0 : f->spread("items_per_second");
   };
   // The fewer repetitions of the figures a ratio is made of.
   const auto repetitions = [&](std::initializer_list<std::pair<std::string, int>> runs, Workload w) {
     int fewest = kMinRepetitions;
     for (const auto& [key, t] : runs) {
-      auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
-      fewest = std::min(fewest, it == figures.end() ? 0 : it->second.repetitions);
+      const Figures* f = figure(key, w, t);
+      fewest = std::min(fewest, f == nullptr ? 0 : f->repetitions);
     }
     return fewest;
-  };
-  const auto figure = [&](const std::string& key, Workload w, int t) -> const Figures* {
-    auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
-    return it == figures.end() ? nullptr : &it->second;
   };
   const auto mops = [](double r) { return r > 0 ? fixed(r / 1e6, 2) : std::string("-"); };
   const auto ratio = [](double a, double b) { return a > 0 && b > 0 ? fixed(a / b, 2) + "x" : std::string("-"); };
@@ -105,12 +105,21 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     double rate = 0;
     std::string key;
     std::string label = "-";
+    // A per-path peer with no figure in the run (filtered out, or failed):
+    // it could have been the best one.
+    std::string missing;
   };
   const auto best_peer = [&](Workload w, int t) {
     Peer best;
     for (const auto& b : kBaselineNames) {
+      if (!b.per_path) continue;
       const double r = rate(std::string(b.key), w, t);
-      if (b.per_path && r > best.rate) best = {r, std::string(b.key), std::string(b.label)};
+      if (r <= 0) best.missing = std::string(b.label);
+      if (r > best.rate) {
+        best.rate = r;
+        best.key = std::string(b.key);
+        best.label = std::string(b.label);
+      }
     }
     return best;
   };
@@ -205,16 +214,10 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     const Peer peer = best_peer(w, top);
     const double mine = rate(recommended, w, top);
     if (peer.rate <= 0 || mine <= 0) continue;
-    // A peer missing from the run (filtered out, or failed) could be the
-    // best one: no verdict against the others.
-    std::string missing;
-    for (const auto& b : kBaselineNames) {
-      if (b.per_path && rate(std::string(b.key), w, top) <= 0) missing = std::string(b.label);
-    }
-    if (!missing.empty()) {
+    if (!peer.missing.empty()) {
       line("- ahead of the peers, " + std::string(to_string(w)) + ": " + fixed(mine / peer.rate, 2) + "x " +
            peer.label + " at " + std::to_string(top) + " threads (target >= 4x): undecided (no figure of " +
-           missing + " in this run)");
+           peer.missing + " in this run)");
       continue;
     }
     const double spread = ratio_spread(rate_spread(recommended, w, top), rate_spread(peer.key, w, top));

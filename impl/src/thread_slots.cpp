@@ -26,7 +26,6 @@ Registry& registry() noexcept {
 // the claim's (and takes a lock) must not use the number, which a new
 // thread may hold by then.
 thread_local bool t_claim_given_back = false;
-thread_local std::size_t t_number_after_exit = 0;
 
 // A thread's claim on its number, given back by its thread_local
 // destructor. Allocates nothing, so it cannot fail.
@@ -66,9 +65,9 @@ std::size_t take_this_thread_slot() noexcept {
   std::size_t slot = 0;
   if (t_claim_given_back) {
     // A fresh number above the recycled ones, never given back: distinct
-    // from every live thread's (and, being large, no gate block).
-    if (t_number_after_exit == 0) t_number_after_exit = registry().overflow.fetch_add(1, std::memory_order_relaxed);
-    slot = t_number_after_exit;
+    // from every live thread's (and, being large, no gate block). Taken
+    // once: the cache keeps it from here on.
+    slot = registry().overflow.fetch_add(1, std::memory_order_relaxed);
   } else {
     thread_local const Claim claim;
     slot = claim.slot();
