@@ -189,11 +189,12 @@ TEST(GateIndex, AFullBucketKeepsItsOpenGatesAndGivesAClosedOnesSlotAway) {
   EXPECT_EQ(lock.check_invariants(), "");
 }
 
-// A gate record is three cache lines (path_lock.hpp: MEMORY): the word and
-// the path's copy on the first two, so a lookup of a short path reads one.
+// A gate record is three cache lines (path_lock.hpp: MEMORY): the word,
+// its readers' counts and the path's copy on the first two, so a lookup of
+// a short path reads one.
 TEST(GateIndex, ARecordIsThreeCacheLines) {
   EXPECT_EQ(PathLockTestPeer::gate_record_bytes(), 192U);
-  EXPECT_EQ(PathLockTestPeer::indexed_key_bytes(), 104U);
+  EXPECT_EQ(PathLockTestPeer::indexed_key_bytes(), 96U);
 }
 
 // A path of the longest indexed length is found through the index; one

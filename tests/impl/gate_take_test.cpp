@@ -148,5 +148,75 @@ TEST(GateTake, ACloserWaitsOutATakeAndAReaderCaughtHalfWay) {
   EXPECT_EQ(lock.check_invariants(), "");
 }
 
+// Takes of /a/b that find no reader until its gate counts its readers
+// (path_lock_gate.hpp: COUNTED READERS); each asserts the gate was not
+// counting before its last take.
+void count_readers_of(PathLock& lock, std::string_view path) {
+  lock.read(P(path)).release();  // slow: opens the gate for reads
+  for (int take = 1; take <= impl::calm_takes_to_count<impl::StdPlatform>(); ++take) {
+    ASSERT_FALSE(PathLockTestPeer::readers_counted(lock, path)) << "counted after " << take - 1 << " takes";
+    auto writer = lock.write(P(path));
+    ASSERT_NE(PathLockTestPeer::taken(lock, path), 0u) << "the write did not take the word";
+  }
+  ASSERT_TRUE(PathLockTestPeer::readers_counted(lock, path));
+}
+
+TEST(GateTake, TakesThatFindNoReaderMakeTheGateCountItsReaders) {
+  const impl::Scheme& scheme = impl::path_rwa_joined_scheme();
+  const impl::ModeId read = scheme.mode_for(impl::Role::kReadTarget);
+  PathLock lock(scheme);
+  count_readers_of(lock, "/a/b");
+  auto reader = lock.read(P("/a/b"));
+  ASSERT_TRUE(PathLockTestPeer::node(lock, "/a/b")->idle) << "the read was not fast";
+  EXPECT_EQ(PathLockTestPeer::counted_readers(lock, "/a/b", read), 1u);
+  EXPECT_EQ(lock.check_invariants(), "");
+  // The take reads the count: it gives the word back.
+  EXPECT_EQ(tried_elsewhere(lock, model::write(P("/a/b")).request()), AcquireStatus::kWouldBlock);
+  EXPECT_EQ(PathLockTestPeer::taken(lock, "/a/b"), 0u) << "the write kept the word beside a counted reader";
+  EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kGranted);
+  reader.release();
+  EXPECT_EQ(PathLockTestPeer::counted_readers(lock, "/a/b", read), 0u);
+  EXPECT_EQ(tried_elsewhere(lock, model::write(P("/a/b")).request()), AcquireStatus::kGranted);
+  EXPECT_TRUE(PathLockTestPeer::readers_counted(lock, "/a/b")) << "a calm take moved the readers back to slots";
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+TEST(GateTake, CountedReadersThatMeetGoBackToSlotsAtTheNextTake) {
+  const impl::Scheme& scheme = impl::path_rwa_joined_scheme();
+  PathLock lock(scheme);
+  count_readers_of(lock, "/a/b");
+  {
+    auto first = lock.read(P("/a/b"));
+    // A second reader, in while the first holds: the count's line moved between them.
+    EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kGranted);
+    EXPECT_EQ(lock.check_invariants(), "");
+  }
+  EXPECT_TRUE(PathLockTestPeer::readers_counted(lock, "/a/b")) << "only a take switches the readers";
+  lock.write(P("/a/b")).release();
+  EXPECT_FALSE(PathLockTestPeer::readers_counted(lock, "/a/b")) << "the take kept counting contended readers";
+  auto reader = lock.read(P("/a/b"));
+  EXPECT_EQ(PathLockTestPeer::counted_readers(lock, "/a/b", scheme.mode_for(impl::Role::kReadTarget)), 0u)
+      << "a reader counted itself at a gate of slots";
+  EXPECT_EQ(tried_elsewhere(lock, model::write(P("/a/b")).request()), AcquireStatus::kWouldBlock);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+TEST(GateTake, AGateClosedOnACountedReaderWaitsForItToLeave) {
+  const impl::Scheme& scheme = impl::path_rwa_joined_scheme();
+  PathLock lock(scheme);
+  count_readers_of(lock, "/a/b");
+  auto reader = lock.read(P("/a/b"));
+  ASSERT_TRUE(PathLockTestPeer::node(lock, "/a/b")->idle) << "the read was not fast";
+  // A write below /a/b conflicts with the read: it closes the gate, and a
+  // pseudo hold stands for the counted reader.
+  EXPECT_EQ(tried_elsewhere(lock, model::write(P("/a/b/c")).request()), AcquireStatus::kWouldBlock);
+  EXPECT_TRUE(PathLockTestPeer::gate_closed(lock, "/a/b"));
+  EXPECT_EQ(lock.check_invariants(), "");
+  reader.release();  // drains the gate
+  EXPECT_EQ(lock.check_invariants(), "");
+  EXPECT_EQ(tried_elsewhere(lock, model::write(P("/a/b/c")).request()), AcquireStatus::kGranted);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
 }  // namespace
 }  // namespace pathlock

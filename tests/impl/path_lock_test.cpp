@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -524,6 +525,63 @@ TEST(PathLockGates, StressWithoutAShadowMutex) {
             below.fetch_add(1);
             if (root_writers.load() != 0) violations.fetch_add(1);
             below.fetch_sub(1);
+          }
+        }
+        note.at(ThreadPhase::kDone);  // before its requests go out of scope
+      });
+    }
+    std::this_thread::sleep_for(300ms);
+    stop.store(true);
+    for (auto& th : pool) th.join();
+    EXPECT_EQ(violations.load(), 0) << threads << " threads";
+    EXPECT_EQ(lock.active_locks(), 0U);
+    EXPECT_EQ(lock.check_invariants(), "");
+  }
+}
+
+// Reads and writes of a few paths under 2-4 threads, as in the test above:
+// each write takes its path's read gate's word, and takes that find no
+// reader move the gate's readers to counts, readers that meet move them
+// back (path_lock_gate.hpp: COUNTED READERS), so both ways and the
+// switches between them run beside each other.
+TEST(PathLockGates, CountedReadersStressWithoutAShadowMutex) {
+  using namespace std::chrono_literals;
+  constexpr unsigned kPaths = 4;
+  for (unsigned threads : {2U, 3U, 4U}) {
+    PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 4});
+    Watchdog watchdog(current_test_name());
+    watchdog.watch("lock", lock);
+    std::vector<WatchedThread*> notes;
+    for (unsigned t = 0; t < threads; ++t) notes.push_back(&watchdog.thread("thread " + std::to_string(t)));
+    std::array<std::atomic<int>, kPaths> writers{};
+    std::array<std::atomic<int>, kPaths> readers{};
+    std::atomic<int> violations{0};
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        WatchedThread& note = *notes[t];
+        sim::Rng rng(2000 + t);
+        std::vector<model::Request> reads;
+        std::vector<model::Request> writes;
+        for (unsigned i = 0; i < kPaths; ++i) {
+          const auto path = model::Path::parse("/f/o" + std::to_string(i));
+          reads.push_back(model::read(path).request());
+          writes.push_back(model::write(path).request());
+        }
+        while (!stop.load()) {
+          const auto i = rng.below(kPaths);
+          if (rng.below(10) == 0) {
+            note.at(ThreadPhase::kAcquiring, writes[i]);
+            auto g = lock.acquire(writes[i]);
+            if (writers[i].fetch_add(1) != 0 || readers[i].load() != 0) violations.fetch_add(1);
+            writers[i].fetch_sub(1);
+          } else {
+            note.at(ThreadPhase::kAcquiring, reads[i]);
+            auto g = lock.acquire(reads[i]);
+            readers[i].fetch_add(1);
+            if (writers[i].load() != 0) violations.fetch_add(1);
+            readers[i].fetch_sub(1);
           }
         }
         note.at(ThreadPhase::kDone);  // before its requests go out of scope

@@ -65,6 +65,16 @@ struct PathLockTestPeer {
     const Lock::Node* n = node(lock, path);
     return n == nullptr ? 0 : Lock::Gates::taken(n->gate->word.load());
   }
+  // Whether the entry's gate counts its fast readers (path_lock_gate.hpp:
+  // COUNTED READERS), and its count of readers in `mode`.
+  static bool readers_counted(const Lock& lock, std::string_view path) {
+    const Lock::Node* n = node(lock, path);
+    return n != nullptr && Lock::Gates::readers_counted(n->gate);
+  }
+  static std::uint64_t counted_readers(const Lock& lock, std::string_view path, ModeId mode) {
+    const Lock::Node* n = node(lock, path);
+    return n == nullptr ? 0 : Lock::Gates::count_of(n->gate->counts.load(), mode.index);
+  }
   // The last thread (block number + 1) queued at the entry's gate; 0: none.
   static std::uint32_t queue_tail(const Lock& lock, std::string_view path) {
     const Lock::Node* n = node(lock, path);

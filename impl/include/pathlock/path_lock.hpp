@@ -104,7 +104,7 @@
 //
 // An entry held only fast (GATES) is active: eviction never takes it (its
 // holders become pseudo holds first). Each entry has a gate record of 192
-// bytes (its word and a copy of its path for the index on two lines, then
+// bytes (its word, its readers' counts and a copy of its path for the index on two lines, then
 // the fields its shard's lock guards), which outlives it: records are
 // recycled within their shard, never freed while the lock lives (a thread's
 // gate cache or the index may still name one), so they number the most
@@ -226,6 +226,19 @@
 // queues behind the pseudo hold. A closer that catches a take and a
 // conflicting slot at once waits (spins, under the shard lock) until the
 // side that is withdrawing, with no lock to take, has gone.
+//
+// The scan reads a line from every thread's block, which its owner then
+// fetches back: on many cores the cost of every write of a path that is
+// also read. So a shared gate's readers hold it one of two ways (as in
+// BRAVO): by slots, or by counts, a byte per mode on the word's line. A
+// take that finds no slot at all, impl::calm_takes_to_count<P>() times in a
+// row (4), switches them to counts; a counted reader adds one to its mode's
+// count (seq_cst), re-reads the word, and a take reads the counts instead
+// of scanning. Once two counted readers meet, the next take switches them
+// back to slots (a path many threads read at once keeps its slots). Only a
+// thread holding the word switches them, and a reader re-checks the way
+// after re-reading the word, so no reader holds the way the next take
+// does not read; closers and drains read both.
 //
 // Evicting an entry closes its gate for good and starts a new generation of
 // its record, so every thread's cached (record, generation) of the old path
@@ -473,6 +486,10 @@ class BasicPathLock {
   // One step of a plan: granted at once, queued with the waiter the caller
   // gave, or neither (the caller gave none; nothing of the step is held).
   enum class StepResult : std::uint8_t { kGranted, kQueued, kMustWait };
+  // How a fast step holds its gate: a slot of its thread's block, a count
+  // in the gate record (a counted reader), or the word itself (a mode that
+  // conflicts with itself).
+  enum class FastVia : std::uint8_t { kSlot, kCount, kWord };
   // Whether a slow step first tries its entry's gate: not the step where
   // the fast prefix stopped (its gate was just found unknown, closed or full).
   enum class GateRetry : std::uint8_t { kTry, kSkip };
@@ -590,7 +607,8 @@ class BasicPathLock {
   void wake_queuer(GateQueuer& q) noexcept;
   void wake_gate_queue_head(GateRecord* g) noexcept;
   // The end of ask_fast, for a gate known by (record, generation): sets the
-  // slot if the word admits the ask now (an exclusive gate's step sets none).
+  // slot, or counts the reader, if the word admits the ask now (an
+  // exclusive gate's step does neither).
   bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept;
   // The gate of `key` through the lock-wide index, if the record there
   // holds `key` in the generation read and its gate admits `mode` (not yet
@@ -610,22 +628,36 @@ class BasicPathLock {
   bool takeable(const FastAsk& ask, std::uint64_t word) noexcept;
   // A step that takes the word: compare-exchange from (open with ask.set,
   // untaken, no slow holder) in the ask's generation; on a shared set, then
-  // no slot of a conflicting mode, or it gives the word back and withdraws.
+  // no slot (or counted reader) of a conflicting mode, or it gives the word
+  // back and withdraws. It also switches how the gate's readers hold it
+  // (switch_readers).
   // release_exclusive: gives it back, draining the gate if it closed
   // meanwhile.
   bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
   [[gnu::always_inline]] inline void release_exclusive(GateRecord* gate, impl::ModeId mode) noexcept;  // (every write's release)
+  // REQUIRES: the caller holds g's word taken (a take of a shared set) and
+  // no reader conflicts with it. `slots`: the modes in which slots name g
+  // (if its readers set slots). Moves g's readers to counts after
+  // calm_takes_to_count() takes in a row found no slot, and back to slots
+  // after a counted reader found another in.
+  void switch_readers(GateRecord* g, std::uint32_t slots) noexcept;
+  // A counted reader asks (publish_ask): false, having taken its count
+  // back, if its mode's count is at the limit. uncount_reader: it leaves
+  // (or withdraws); the caller drains the gate if it closed meanwhile.
+  bool count_reader(FastAsk& ask) noexcept;
+  static void uncount_reader(GateRecord* g, impl::ModeId mode) noexcept;
   // Fences, then grants the longest prefix of `asked` whose gates still
   // admit it and withdraws the rest; returns how many were granted.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
   // A fast step granted (its slot set, or its gate's word taken): told,
   // recorded in the guard, and the gate marked used (CLOCK's reference
   // bit). Within the room the caller reserved in the guard.
-  [[gnu::always_inline]] static inline void hold_fast(Guard& guard, Atomic<std::uintptr_t>* slot, GateRecord* gate,
-                                                      impl::ModeId mode, std::string_view key) noexcept;
-  // After clearing slots: fences once, then drains each of their gates
-  // that is closed (record_at(i), i < n: a cleared slot's gate record, or
-  // nullptr to skip).
+  [[gnu::always_inline]] static inline void hold_fast(Guard& guard, FastVia via, Atomic<std::uintptr_t>* slot,
+                                                      GateRecord* gate, impl::ModeId mode,
+                                                      std::string_view key) noexcept;
+  // After clearing slots (or counts): fences once, then drains each of
+  // their gates that is closed (record_at(i), i < n: a cleared slot's or
+  // count's gate record, or nullptr to skip).
   template <typename RecordAt>
   void drain_closed_gates(std::size_t n, RecordAt&& record_at) noexcept;
   // Whether a target's slow step (its gate open already) may take this
@@ -760,15 +792,17 @@ class BasicPathLock<P>::Guard {
   struct Held {
     union {
       Node* node;                      // gate == nullptr: held in the entry's queue
-      Atomic<std::uintptr_t>* slot;    // gate != nullptr: held fast, through this slot
+      Atomic<std::uintptr_t>* slot;    // gate != nullptr, via kSlot: held fast, through this slot
     };
     GateRecord* gate;
     impl::ModeId mode;
+    FastVia via;  // gate != nullptr: how it is held
   };
   void push(Node* node, impl::ModeId mode);
   // Inlined: it is on every fast grant, and a second caller (queue_at_gate)
   // would otherwise make it a call there.
-  [[gnu::always_inline]] inline void push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode);
+  [[gnu::always_inline]] inline void push_fast(FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* gate,
+                                               impl::ModeId mode);
   // The next hold's place, filled in by the caller field by field (a Held
   // built on the stack and copied in stalls on store forwarding).
   Held& next_held();

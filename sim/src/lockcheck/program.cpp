@@ -336,6 +336,29 @@ std::vector<LockProgram> builtin_programs() {
               {{{call(read(p("/a")), WaitStyle::kBlocking, hold), call(read(p("/a")))}},
                {{call(write(p("/a"))), call(write(p("/a")))}},
                {{call(read(p("/a")))}}}),
+      // Reads open /a's gate for reads; each write takes its word, and a
+      // take that finds no reader's slot moves the gate's readers to
+      // counts (at once on this platform), one that finds counted readers
+      // who met moves them back (path_lock_gate.hpp: COUNTED READERS). A
+      // reader may look at the way just before a switch and must withdraw;
+      // a take must see a reader counted first; the write below /a closes
+      // the gate on counted readers, who drain it.
+      program("counted-readers", "writes switch a read gate's readers between slots and counts while readers "
+              "come and a write below closes it",
+              {{{call(read(p("/a"))), call(write(p("/a"))), call(read(p("/a")), WaitStyle::kBlocking, hold),
+                 call(read(p("/b")))}},
+               {{call(write(p("/a"))), call(write(p("/a")))}},
+               {{call(read(p("/a"))), call(write(p("/a/x")))}}}),
+      // A reader looks at how /a's readers hold it (slots), then a write
+      // takes the word, finds no slot and moves the readers to counts; the
+      // reader must see the switch when it re-reads the word, or it holds
+      // by a slot that the next take (the third thread's) no longer reads
+      // (two preemptions).
+      program("counted-readers-switch", "a reader that looked at a read gate's readers just before a write moved "
+              "them to counts must withdraw",
+              {{{call(read(p("/a"))), call(read(p("/a")), WaitStyle::kBlocking, hold), call(read(p("/b")))}},
+               {{call(write(p("/a")))}},
+               {{call(write(p("/a")))}}}),
       program("async-handler-acquires-again", "a handler releases and starts the next acquisition beside a writer",
               {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsyncAgain)}}, {{call(read(p("/a/b")))}}}),
   };

@@ -302,11 +302,13 @@ void BasicPathLock<P>::Guard::push(Node* n, impl::ModeId mode) {
 }
 
 template <typename P>
-inline void BasicPathLock<P>::Guard::push_fast(Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode) {
+inline void BasicPathLock<P>::Guard::push_fast(FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* gate,
+                                                impl::ModeId mode) {
   Held& h = next_held();
   h.slot = slot;
   h.gate = gate;
   h.mode = mode;
+  h.via = via;
 }
 
 template <typename P>
@@ -321,18 +323,25 @@ template <typename P>
 void BasicPathLock<P>::Guard::release() noexcept {
   if (status_ == AcquireStatus::kGranted && lock_ != nullptr) {
     const HoldResumes hold;  // handlers granted here run once this guard is released
-    // Fast holds: their slots cleared (release) as we go, then one fence
+    // Fast holds: their slots and counts cleared as we go, then one fence
     // and each gate looked at (drained if closed meanwhile) at the end.
     std::size_t fast = 0;
     for (std::size_t i = count_; i > 0; --i) {
       const Held& h = held(i - 1);
       if (h.gate != nullptr) {
         impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
-        if (h.slot != nullptr) {
-          h.slot->store(0, std::memory_order_release);
-          ++fast;
-        } else {
-          lock_->release_exclusive(h.gate, h.mode);
+        switch (h.via) {
+          case FastVia::kSlot:
+            h.slot->store(0, std::memory_order_release);
+            ++fast;
+            break;
+          case FastVia::kCount:
+            uncount_reader(h.gate, h.mode);
+            ++fast;
+            break;
+          case FastVia::kWord:
+            lock_->release_exclusive(h.gate, h.mode);
+            break;
         }
       } else {
         lock_->release_node(h.node, h.mode, id_);
@@ -341,7 +350,7 @@ void BasicPathLock<P>::Guard::release() noexcept {
     if (fast != 0) {
       lock_->drain_closed_gates(count_, [this](std::size_t i) {
         const Held& h = held(i);
-        return h.gate != nullptr && h.slot != nullptr ? h.gate : nullptr;  // a slot's gate
+        return h.gate != nullptr && h.via != FastVia::kWord ? h.gate : nullptr;  // a slot's or count's gate
       });
     }
     if (lock_->options_.unsafe_nesting != UnsafeNesting::kIgnore) lock_->forget_held(id_);

@@ -18,12 +18,15 @@
 //                                             of the gate's own queue; 0 = none
 //   a slot = &G.word | mode                   a fast hold of E in mode, visible
 //                                             to every closer (seq_cst)
+//   G.counts, a byte per mode                 the counted fast holds (COUNTED
+//                                             READERS), as visible
 //   gate open   =>  E's queue holds only admitted modes and queues nobody
 //   exclusive gate open (admits one mode m, incompatible with itself)
 //               =>  E's queue is idle; m is taken by at most one holder
 //   shared gate open and a mode x taken (x conflicts with itself)
 //               =>  slow is clear and E's queue is idle; x's holder saw no
-//                   slot of G in a mode conflicting with x after it took x
+//                   slot (or count) of G in a mode conflicting with x after
+//                   it took x
 //   shared gate open and E's queue holds  =>  slow is set
 //   gate closed and a slot (G, m) is set, or m taken
 //               =>  pseudo task m holds E in m (or that slot is being
@@ -68,6 +71,28 @@
 // and a conflicting slot at once: one of the two is withdrawing, without
 // any lock, so it waits for that (stand_for_fast_holders) before it makes
 // pseudo holds, which are then all compatible.
+//
+// COUNTED READERS. A take of a shared gate reads every thread's block: on
+// many cores, a line from each, which its owner then fetches back to set
+// its next slot. A path both read and written by many threads (a file
+// under a busy folder) pays that at every write. So a shared gate's
+// readers hold it one of two ways, named by G.readers (written only by a
+// thread holding the word taken): slots, or counts, a byte per mode in
+// G.counts on the word's line. A counted reader adds one to its mode's
+// byte (seq_cst), then re-reads the word as a slot's reader does, and a
+// take reads the counts in place of the blocks (Dekker again: one line,
+// the word's own). A reader also re-reads G.readers after the word: a take
+// may have switched them between its first look and its fetch of the
+// word, and a reader of the old way would go unseen by the next take. The
+// take's release publishes the switch, and the word re-read reads that
+// release (or a later write), so the reader sees the switch and withdraws.
+// Closers and drains count both ways, so a reader withdrawing the old way
+// is counted as any withdrawing slot is. Counts contend where many
+// threads read one path at once, as slots do not; so a take switches its
+// gate to counts after impl::calm_takes_to_count<P>() takes in a row that
+// found no slot at all, and back to slots once a counted reader found
+// another in (G.counts_contended) and no counted reader is in. Hot reads
+// that no write takes keep their slots.
 //
 // An exclusive gate's queue (queue_at_gate): a blocking step that finds the
 // word taken (or others queued) waits at the gate instead of closing it, so
@@ -133,9 +158,9 @@ template <typename P>
 struct BasicPathLock<P>::IndexedKey {
   // Longer paths are never found through the index. With the length, the
   // copy fills a record's first two lines after the word, its reference
-  // bit and its queue's head and turns (GateRecord): 16 + 8 + 104 = 128
-  // bytes.
-  static constexpr std::size_t kBytes = 104;
+  // bit, its readers' representation, its queue's head and turns and its
+  // readers' counts (GateRecord): 24 + 8 + 96 = 128 bytes.
+  static constexpr std::size_t kBytes = 96;
   static constexpr std::size_t kWords = kBytes / 8;
   static constexpr std::uint32_t kNone = 0;  // no path (a fresh record, or one too long)
   Atomic<std::uint32_t> length{};            // the path's length + 1, or kNone
@@ -193,10 +218,21 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   // head: a releaser that sees a tail wakes it if it sleeps. May name a
   // thread that has left (harmless: it then wakes nobody who waits here).
   Atomic<std::uint8_t> queue_head{};
+  // How fast readers (steps in a mode the gate admits) hold it (COUNTED
+  // READERS above): kReadersCounted set, they count themselves in `counts`;
+  // clear, each sets a slot of its thread's block. The low bits count the
+  // takes in a row that found no slot. Written only by a thread that holds
+  // the word taken (so published by its release of it); read by anyone.
+  Atomic<std::uint8_t> readers{};
+  // Set (when clear) by a counted reader that found another counted reader
+  // in: the next take switches the gate back to slots.
+  Atomic<std::uint8_t> counts_contended{};
   // Bumped by each thread as it becomes head (one writer at a time): the
   // threads queued behind spin while it moves (spin_while_queue_moves).
-  // In the padding before key: the record's layout is unchanged.
   Atomic<std::uint32_t> queue_turns{};
+  // A byte per mode (Gates::count_unit): the counted readers holding, or
+  // asking for, the gate in that mode.
+  Atomic<std::uint64_t> counts{};
   IndexedKey key;  // written under shard->mu, read by anyone (IndexedKey)
   // protected by shard->mu:
   alignas(64) Node* owner = nullptr;  // the entry using this record, if any
@@ -326,10 +362,34 @@ struct BasicPathLock<P>::Gates {
     const std::uint32_t m = 1U << mode.index;
     return (admitted & m) != 0 || (exclusive(m) && admitted != 0 && !exclusive(admitted));
   }
+  // Counted readers (GateRecord::readers, counts): a byte of `counts` per
+  // mode. A reader that finds kCountLimit in its mode's byte already goes
+  // the slow way, so the byte never carries into the next: at most
+  // kCountLimit holders plus one asker per thread (kBlocks) are counted.
+  static constexpr std::uint8_t kReadersCounted = 0x80;
+  static constexpr std::uint8_t kCalmTakesMask = 0x7f;
+  static constexpr std::uint64_t kCountLimit = 127;
+  static_assert(kCountLimit + kBlocks <= 0xff, "a mode's count fits its byte");
+  static_assert(impl::kMaxModes * 8 <= 64, "a byte per mode in one word");
+  static std::uint64_t count_unit(impl::ModeId m) noexcept { return std::uint64_t{1} << (8 * m.index); }
+  static std::uint64_t count_of(std::uint64_t counts, std::size_t m) noexcept { return (counts >> (8 * m)) & 0xff; }
+  // The bytes of `counts` of the modes in `modes` (a mask), nonzero if a
+  // reader in one of them is counted.
+  static std::uint64_t counted_in(std::uint64_t counts, std::uint32_t modes) noexcept {
+    std::uint64_t bytes = 0;
+    for (std::size_t m = 0; m < impl::kMaxModes; ++m) {
+      if (((modes >> m) & 1U) != 0) bytes |= std::uint64_t{0xff} << (8 * m);
+    }
+    return counts & bytes;
+  }
+  static bool readers_counted(const GateRecord* g) noexcept {
+    return (g->readers.load(std::memory_order_relaxed) & kReadersCounted) != 0;
+  }
   static std::uintptr_t slot_value(const GateRecord* g, impl::ModeId m) noexcept {
     return reinterpret_cast<std::uintptr_t>(&g->word) | m.index;  // &word is 8-aligned; modes < 8
   }
-  // Fast holders of `g`, by mode: its slots, the mode its word has taken
+  // Fast holders of `g`, by mode: its slots and counted readers (both: a
+  // reader of the other kind may be withdrawing), the mode its word has taken
   // (also stored in `*taken_out`, if given), and, if threads queue at it,
   // one more in each of `queue_modes` (the exclusive mode whose gate it is
   // or was: the queue's waiters take the word in it).
@@ -340,20 +400,24 @@ struct BasicPathLock<P>::Gates {
     const std::uint32_t taken_mode = taken(word);
     if (taken_out != nullptr) *taken_out = taken_mode;
     const std::uint32_t queued = queue_tail(word) != 0 ? queue_modes : 0;
-    for (std::size_t m = 0; m < n.size(); ++m) n[m] = ((taken_mode >> m) & 1U) + ((queued >> m) & 1U);
+    const std::uint64_t counts = g->counts.load(std::memory_order_seq_cst);
+    for (std::size_t m = 0; m < n.size(); ++m) {
+      n[m] = ((taken_mode >> m) & 1U) + ((queued >> m) & 1U) + static_cast<std::uint32_t>(count_of(counts, m));
+    }
     for_each_slot_of(g, [&](impl::ModeId m) {
       ++n[m.index];
       return SlotScan::kGoOn;
     });
     return n;
   }
-  // Whether a slot names `g` in one of `modes` (seq_cst loads: the caller
-  // wrote g's word by a seq_cst read-modify-write just before).
-  bool any_slot(const GateRecord* g, std::uint32_t modes) const noexcept {
-    bool found = false;
+  // The modes in which slots name `g`, as a mask, stopping at the first in
+  // one of `stop_at` (seq_cst loads: the caller wrote g's word by a seq_cst
+  // read-modify-write just before).
+  std::uint32_t slot_modes(const GateRecord* g, std::uint32_t stop_at) const noexcept {
+    std::uint32_t found = 0;
     for_each_slot_of(g, [&](impl::ModeId m) {
-      found = ((modes >> m.index) & 1U) != 0;
-      return found ? SlotScan::kStop : SlotScan::kGoOn;
+      found |= 1U << m.index;
+      return ((stop_at >> m.index) & 1U) != 0 ? SlotScan::kStop : SlotScan::kGoOn;
     });
     return found;
   }
@@ -430,6 +494,7 @@ struct BasicPathLock<P>::FastAsk {
   impl::ModeId mode{};
   std::string_view key;          // for observe() only
   std::uint32_t set = 0;         // a step that takes the word: the set the gate admitted (publish_ask)
+  FastVia via = FastVia::kSlot;  // how it asked (publish_ask)
 };
 
 // Room for the asks of one fast prefix, not built: value-initialising all
@@ -518,13 +583,70 @@ bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& 
     // with no slow holder.
     if (!takeable(ask, word)) return false;
     ask.set = Gates::admitted(word);
+    ask.via = FastVia::kWord;
     return true;
   }
   if (!admits(ask, word)) return false;
-  ask.slot = gates_->publish(ask.record, ask.mode, cursor);
-  if (ask.slot == nullptr) return false;
+  if (Gates::readers_counted(ask.record)) {
+    if (!count_reader(ask)) return false;
+  } else {
+    ask.slot = gates_->publish(ask.record, ask.mode, cursor);
+    if (ask.slot == nullptr) return false;
+    ask.via = FastVia::kSlot;
+  }
   impl::observe<P>(impl::LockEvent::kAsked, ask.key, task, ask.mode);  // the grant's moment, if the gate is still open
   return true;
+}
+
+template <typename P>
+bool BasicPathLock<P>::count_reader(FastAsk& ask) noexcept {
+  GateRecord* g = ask.record;
+  // seq_cst: the closers' and takers' side reads the counts after writing
+  // the word (Dekker, as a slot's store and the fence after it).
+  const std::uint64_t before = g->counts.fetch_add(Gates::count_unit(ask.mode), std::memory_order_seq_cst);
+  if (Gates::count_of(before, ask.mode.index) >= Gates::kCountLimit) {
+    uncount_reader(g, ask.mode);
+    drain_closed_gates(1, [g](std::size_t) { return g; });  // a closer may have counted us
+    return false;
+  }
+  // Another reader in: the count's line moves between them, which slots
+  // would not make it do. A look first, so the hint is written once.
+  if (before != 0 && g->counts_contended.load(std::memory_order_relaxed) == 0) {
+    g->counts_contended.store(1, std::memory_order_relaxed);
+  }
+  ask.via = FastVia::kCount;
+  return true;
+}
+
+template <typename P>
+void BasicPathLock<P>::uncount_reader(GateRecord* g, impl::ModeId mode) noexcept {
+  g->counts.fetch_sub(Gates::count_unit(mode), std::memory_order_seq_cst);
+}
+
+template <typename P>
+void BasicPathLock<P>::switch_readers(GateRecord* g, std::uint32_t slots) noexcept {
+  const std::uint8_t readers = g->readers.load(std::memory_order_relaxed);
+  if ((readers & Gates::kReadersCounted) != 0) {
+    // Back to slots once counted readers met, and none is in now (in any
+    // mode: a compatible one may hold by its count).
+    if (g->counts_contended.load(std::memory_order_relaxed) == 0 || g->counts.load(std::memory_order_seq_cst) != 0) {
+      return;
+    }
+    g->counts_contended.store(0, std::memory_order_relaxed);
+    g->readers.store(0, std::memory_order_relaxed);
+    return;
+  }
+  if (slots != 0) {
+    if ((readers & Gates::kCalmTakesMask) != 0) g->readers.store(0, std::memory_order_relaxed);
+    return;
+  }
+  const int calm = (readers & Gates::kCalmTakesMask) + 1;
+  if (calm < impl::calm_takes_to_count<P>()) {
+    g->readers.store(static_cast<std::uint8_t>(calm), std::memory_order_relaxed);
+    return;
+  }
+  g->counts_contended.store(0, std::memory_order_relaxed);
+  g->readers.store(Gates::kReadersCounted, std::memory_order_relaxed);
 }
 
 template <typename P>
@@ -614,9 +736,20 @@ bool BasicPathLock<P>::take_exclusive(const FastAsk& ask, impl::TaskId task) noe
   if (ask.record->word.compare_exchange_strong(expected, expected | std::uint64_t{mode} << Gates::kTakenShift,
                                                std::memory_order_seq_cst)) {
     // A shared gate: a fast holder in a conflicting mode may have set its
-    // slot before the take (it sees nothing taken); one that sets it after
-    // sees the take and withdraws.
-    if (ask.set == mode || !gates_->any_slot(ask.record, ask.set & scheme_.conflict_mask(ask.mode))) return true;
+    // slot (or count) before the take (it sees nothing taken); one that
+    // sets it after sees the take and withdraws. Readers hold one way at a
+    // time: one that asked the other way withdraws (settle_fast).
+    if (ask.set == mode) return true;
+    const std::uint32_t conflicting = ask.set & scheme_.conflict_mask(ask.mode);
+    if (Gates::readers_counted(ask.record)) {
+      if (Gates::counted_in(ask.record->counts.load(std::memory_order_seq_cst), conflicting) == 0) {
+        switch_readers(ask.record, 0);
+        return true;
+      }
+    } else if (const std::uint32_t slots = gates_->slot_modes(ask.record, conflicting); (slots & conflicting) == 0) {
+      switch_readers(ask.record, slots);
+      return true;
+    }
     impl::observe<P>(impl::LockEvent::kWithdrawn, ask.key, task, ask.mode);
     release_exclusive(ask.record, ask.mode);
     return false;
@@ -743,15 +876,15 @@ template <typename P>
       break;
     }
   }
-  hold_fast(guard, nullptr, g, step.mode, step.lock);
+  hold_fast(guard, FastVia::kWord, nullptr, g, step.mode, step.lock);
   return GateQueue::kGranted;
 }
 
 template <typename P>
-inline void BasicPathLock<P>::hold_fast(Guard& guard, Atomic<std::uintptr_t>* slot, GateRecord* gate,
+inline void BasicPathLock<P>::hold_fast(Guard& guard, FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* gate,
                                         impl::ModeId mode, std::string_view key) noexcept {
   impl::observe<P>(impl::LockEvent::kGranted, key, guard.id_, mode);
-  guard.push_fast(slot, gate, mode);
+  guard.push_fast(via, slot, gate, mode);
   // Written once per eviction pass, not per grant: a look first.
   if (!gate->used_fast.load(std::memory_order_relaxed)) gate->used_fast.store(true, std::memory_order_relaxed);
 }
@@ -763,23 +896,33 @@ std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard&
   std::size_t granted = 0;
   while (granted < asked.size()) {
     const FastAsk& a = asked[granted];
-    const bool held = a.slot != nullptr ? admits(a, a.record->word.load(std::memory_order_seq_cst))
-                                        : take_exclusive(a, guard.id_);
+    // A reader holds if the word still admits it, and its gate's readers
+    // still hold its way: the gate may have switched between the look at
+    // the way and the word (under a take, whose release is read here).
+    const bool held = a.via == FastVia::kWord
+                          ? take_exclusive(a, guard.id_)
+                          : admits(a, a.record->word.load(std::memory_order_seq_cst)) &&
+                                Gates::readers_counted(a.record) == (a.via == FastVia::kCount);
     if (!held) break;
     ++granted;
-    hold_fast(guard, a.slot, a.record, a.mode, a.key);
+    hold_fast(guard, a.via, a.slot, a.record, a.mode, a.key);
   }
   // The first gate that closed meanwhile, and every step after it (taken
   // out of order otherwise), are withdrawn: the caller takes them slowly.
   // (An exclusive step holds nothing until its compare-exchange succeeds.)
   const auto withdrawn = asked.subspan(granted);
   for (const FastAsk& a : withdrawn) {
-    if (a.slot == nullptr) continue;
+    if (a.via == FastVia::kWord) continue;
     impl::observe<P>(impl::LockEvent::kWithdrawn, a.key, guard.id_, a.mode);
-    a.slot->store(0, std::memory_order_release);
+    if (a.via == FastVia::kSlot) {
+      a.slot->store(0, std::memory_order_release);
+    } else {
+      uncount_reader(a.record, a.mode);
+    }
   }
-  drain_closed_gates(withdrawn.size(),
-                     [&](std::size_t i) { return withdrawn[i].slot != nullptr ? withdrawn[i].record : nullptr; });
+  drain_closed_gates(withdrawn.size(), [&](std::size_t i) {
+    return withdrawn[i].via != FastVia::kWord ? withdrawn[i].record : nullptr;
+  });
   return granted;
 }
 

@@ -151,6 +151,16 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
                         node.queue.held_mask() != 0 ? "holds" : "holds nothing");
   }
   if (admitted != 0 && taken != 0 && used != 0) return "a mode is taken from its open gate while its queue holds";
+  // Readers hold one way at a time (path_lock_gate.hpp: COUNTED READERS):
+  // between calls nobody is half-way through asking the other way.
+  const std::uint64_t counts = g.counts.load(std::memory_order_seq_cst);
+  const std::uint32_t slot_modes = gates_->slot_modes(&g, 0);
+  if (Gates::readers_counted(&g) && slot_modes != 0) {
+    return impl::concat("its readers are counted, but slots name it (modes mask ", slot_modes, ")");
+  }
+  if (!Gates::readers_counted(&g) && counts != 0) {
+    return impl::concat("its readers hold by slots, but its counts are ", counts);
+  }
   auto slots_and_taken = fast;  // without the queue, which is no slot
   for (std::size_t m = 0; m < slots_and_taken.size(); ++m) slots_and_taken[m] -= (queued >> m) & 1U;
   if (taken != 0 && conflicting_slots(slots_and_taken, taken)) {
@@ -163,7 +173,8 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
     const std::string& name = scheme_.mode_name(impl::ModeId{m});
     const bool pseudo = ((node.pseudo_held >> m) & 1U) != 0;
-    held_fast += fast[m] - ((taken >> m) & 1U) - ((queued >> m) & 1U);  // the slots' holders (the caller counts the slots)
+    // The slots' holders (the caller counts the slots).
+    held_fast += fast[m] - ((taken >> m) & 1U) - ((queued >> m) & 1U) - static_cast<std::uint32_t>(Gates::count_of(counts, m));
     if (fast[m] != 0 && admitted == 0 && !pseudo) {
       return impl::concat("gate closed with ", fast[m], " fast holders of ", name, ", but no pseudo task holds it in ",
                           name);

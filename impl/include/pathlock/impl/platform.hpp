@@ -54,6 +54,11 @@
 //                                      (rounds) a waiter chains while the
 //                                      entry it waits on keeps granting
 //                                      (default 64; 1: never more than one)
+//   P::kCalmTakesToCount               optional: how many takes in a row of
+//                                      a shared gate's word that find no
+//                                      reader's slot move its readers to
+//                                      counts (default 4; a checker sets 1
+//                                      so that short programs reach it)
 //
 // The lock on a platform is BasicPathLock<P> (pathlock/path_lock.hpp); one
 // translation unit instantiates it with
@@ -151,6 +156,17 @@ constexpr int max_spin_rounds() noexcept {
     return P::kMaxSpinRounds;
   } else {
     return 64;
+  }
+}
+
+// Takes in a row that find no reader before a gate counts its readers:
+// P::kCalmTakesToCount where P has one.
+template <typename P>
+constexpr int calm_takes_to_count() noexcept {
+  if constexpr (requires { P::kCalmTakesToCount; }) {
+    return P::kCalmTakesToCount;
+  } else {
+    return 4;
   }
 }
 

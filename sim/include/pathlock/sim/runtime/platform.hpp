@@ -227,6 +227,10 @@ struct DeterministicPlatform {
   // pauses and yields, which change no outcome the search judges, only
   // lengthen every schedule (path_lock_spin_test.cpp checks the rule).
   static constexpr int kMaxSpinRounds = 1;
+  // A shared gate counts its readers after its first take that finds none
+  // (production waits for 4): programs of a few calls reach both kinds of
+  // reader, and every switch between them.
+  static constexpr int kCalmTakesToCount = 1;
   // The logical thread's index (0 outside a run).
   static std::size_t thread_slot() noexcept {
     const detail::Executor* executor = detail::active_executor();
