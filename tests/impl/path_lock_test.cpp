@@ -484,6 +484,26 @@ TEST(PathLockNesting, ReportedByDefaultOnlyInDebugBuilds) {
 namespace pathlock {
 namespace {
 
+// Runs body(t, note, stop) on `threads` threads watched under this test's
+// name for 300 ms, then stops and joins them. The body tells its note
+// kDone before its requests go out of scope.
+template <typename Body>
+void run_for_a_while(PathLock& lock, unsigned threads, Body body) {
+  using namespace std::chrono_literals;
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);
+  std::vector<WatchedThread*> notes;
+  for (unsigned t = 0; t < threads; ++t) notes.push_back(&watchdog.thread("thread " + std::to_string(t)));
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] { body(t, *notes[t], stop); });
+  }
+  std::this_thread::sleep_for(300ms);
+  stop.store(true);
+  for (auto& th : pool) th.join();
+}
+
 // The gates under 2-4 threads with no shadow mutex: the check is a pair
 // of seq_cst counters (writers of the root; holders of anything below it),
 // so nothing but the lock orders the threads and ThreadSanitizer sees the
@@ -491,48 +511,35 @@ namespace {
 // (and their folders) through the gates' fast path once they have taken
 // them once; a writer of the root closes the root's gate.
 TEST(PathLockGates, StressWithoutAShadowMutex) {
-  using namespace std::chrono_literals;
   for (unsigned threads : {2U, 3U, 4U}) {
     PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 4});
-    Watchdog watchdog(current_test_name());
-    watchdog.watch("lock", lock);
-    std::vector<WatchedThread*> notes;
-    for (unsigned t = 0; t < threads; ++t) notes.push_back(&watchdog.thread("thread " + std::to_string(t)));
     std::atomic<int> root_writers{0};
     std::atomic<int> below{0};
     std::atomic<int> violations{0};
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        WatchedThread& note = *notes[t];
-        sim::Rng rng(1000 + t);
-        const auto mine = model::Path::parse("/t" + std::to_string(t));
-        const auto root_write = model::write(model::Path::parse("/")).request();
-        const auto read_mine = model::read(mine).request();
-        const auto write_below = model::write(model::Path::parse("/t" + std::to_string(t) + "/x")).request();
-        while (!stop.load()) {
-          const auto pick = rng.below(8);
-          if (pick == 0) {
-            note.at(ThreadPhase::kAcquiring, root_write);
-            auto g = lock.acquire(root_write);
-            if (root_writers.fetch_add(1) != 0 || below.load() != 0) violations.fetch_add(1);
-            root_writers.fetch_sub(1);
-          } else {
-            const auto& r = pick < 5 ? read_mine : write_below;
-            note.at(ThreadPhase::kAcquiring, r);
-            auto g = lock.acquire(r);
-            below.fetch_add(1);
-            if (root_writers.load() != 0) violations.fetch_add(1);
-            below.fetch_sub(1);
-          }
+    run_for_a_while(lock, threads, [&](unsigned t, WatchedThread& note, const std::atomic<bool>& stop) {
+      sim::Rng rng(1000 + t);
+      const auto mine = model::Path::parse("/t" + std::to_string(t));
+      const auto root_write = model::write(model::Path::parse("/")).request();
+      const auto read_mine = model::read(mine).request();
+      const auto write_below = model::write(model::Path::parse("/t" + std::to_string(t) + "/x")).request();
+      while (!stop.load()) {
+        const auto pick = rng.below(8);
+        if (pick == 0) {
+          note.at(ThreadPhase::kAcquiring, root_write);
+          auto g = lock.acquire(root_write);
+          if (root_writers.fetch_add(1) != 0 || below.load() != 0) violations.fetch_add(1);
+          root_writers.fetch_sub(1);
+        } else {
+          const auto& r = pick < 5 ? read_mine : write_below;
+          note.at(ThreadPhase::kAcquiring, r);
+          auto g = lock.acquire(r);
+          below.fetch_add(1);
+          if (root_writers.load() != 0) violations.fetch_add(1);
+          below.fetch_sub(1);
         }
-        note.at(ThreadPhase::kDone);  // before its requests go out of scope
-      });
-    }
-    std::this_thread::sleep_for(300ms);
-    stop.store(true);
-    for (auto& th : pool) th.join();
+      }
+      note.at(ThreadPhase::kDone);
+    });
     EXPECT_EQ(violations.load(), 0) << threads << " threads";
     EXPECT_EQ(lock.active_locks(), 0U);
     EXPECT_EQ(lock.check_invariants(), "");
@@ -545,51 +552,38 @@ TEST(PathLockGates, StressWithoutAShadowMutex) {
 // back (path_lock_gate.hpp: COUNTED READERS), so both ways and the
 // switches between them run beside each other.
 TEST(PathLockGates, CountedReadersStressWithoutAShadowMutex) {
-  using namespace std::chrono_literals;
   constexpr unsigned kPaths = 4;
   for (unsigned threads : {2U, 3U, 4U}) {
     PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 4});
-    Watchdog watchdog(current_test_name());
-    watchdog.watch("lock", lock);
-    std::vector<WatchedThread*> notes;
-    for (unsigned t = 0; t < threads; ++t) notes.push_back(&watchdog.thread("thread " + std::to_string(t)));
     std::array<std::atomic<int>, kPaths> writers{};
     std::array<std::atomic<int>, kPaths> readers{};
     std::atomic<int> violations{0};
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        WatchedThread& note = *notes[t];
-        sim::Rng rng(2000 + t);
-        std::vector<model::Request> reads;
-        std::vector<model::Request> writes;
-        for (unsigned i = 0; i < kPaths; ++i) {
-          const auto path = model::Path::parse("/f/o" + std::to_string(i));
-          reads.push_back(model::read(path).request());
-          writes.push_back(model::write(path).request());
+    run_for_a_while(lock, threads, [&](unsigned t, WatchedThread& note, const std::atomic<bool>& stop) {
+      sim::Rng rng(2000 + t);
+      std::vector<model::Request> reads;
+      std::vector<model::Request> writes;
+      for (unsigned i = 0; i < kPaths; ++i) {
+        const auto path = model::Path::parse("/f/o" + std::to_string(i));
+        reads.push_back(model::read(path).request());
+        writes.push_back(model::write(path).request());
+      }
+      while (!stop.load()) {
+        const auto i = rng.below(kPaths);
+        if (rng.below(10) == 0) {
+          note.at(ThreadPhase::kAcquiring, writes[i]);
+          auto g = lock.acquire(writes[i]);
+          if (writers[i].fetch_add(1) != 0 || readers[i].load() != 0) violations.fetch_add(1);
+          writers[i].fetch_sub(1);
+        } else {
+          note.at(ThreadPhase::kAcquiring, reads[i]);
+          auto g = lock.acquire(reads[i]);
+          readers[i].fetch_add(1);
+          if (writers[i].load() != 0) violations.fetch_add(1);
+          readers[i].fetch_sub(1);
         }
-        while (!stop.load()) {
-          const auto i = rng.below(kPaths);
-          if (rng.below(10) == 0) {
-            note.at(ThreadPhase::kAcquiring, writes[i]);
-            auto g = lock.acquire(writes[i]);
-            if (writers[i].fetch_add(1) != 0 || readers[i].load() != 0) violations.fetch_add(1);
-            writers[i].fetch_sub(1);
-          } else {
-            note.at(ThreadPhase::kAcquiring, reads[i]);
-            auto g = lock.acquire(reads[i]);
-            readers[i].fetch_add(1);
-            if (writers[i].load() != 0) violations.fetch_add(1);
-            readers[i].fetch_sub(1);
-          }
-        }
-        note.at(ThreadPhase::kDone);  // before its requests go out of scope
-      });
-    }
-    std::this_thread::sleep_for(300ms);
-    stop.store(true);
-    for (auto& th : pool) th.join();
+      }
+      note.at(ThreadPhase::kDone);
+    });
     EXPECT_EQ(violations.load(), 0) << threads << " threads";
     EXPECT_EQ(lock.active_locks(), 0U);
     EXPECT_EQ(lock.check_invariants(), "");
