@@ -642,10 +642,11 @@ class BasicPathLock {
   // after a counted reader found another in.
   void switch_readers(GateRecord* g, std::uint32_t slots) noexcept;
   // A counted reader asks (publish_ask): false, having taken its count
-  // back, if its mode's count is at the limit. uncount_reader: it leaves
-  // (or withdraws); the caller drains the gate if it closed meanwhile.
+  // back, if its mode's count is at the limit. leave_reader: a reader
+  // (via kSlot or kCount) leaves or withdraws, its slot cleared or its
+  // count taken back; the caller drains the gate if it closed meanwhile.
   bool count_reader(FastAsk& ask) noexcept;
-  static void uncount_reader(GateRecord* g, impl::ModeId mode) noexcept;
+  static void leave_reader(FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* g, impl::ModeId mode) noexcept;
   // Fences, then grants the longest prefix of `asked` whose gates still
   // admit it and withdraws the rest; returns how many were granted.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;

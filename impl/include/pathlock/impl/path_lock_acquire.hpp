@@ -330,18 +330,11 @@ void BasicPathLock<P>::Guard::release() noexcept {
       const Held& h = held(i - 1);
       if (h.gate != nullptr) {
         impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
-        switch (h.via) {
-          case FastVia::kSlot:
-            h.slot->store(0, std::memory_order_release);
-            ++fast;
-            break;
-          case FastVia::kCount:
-            uncount_reader(h.gate, h.mode);
-            ++fast;
-            break;
-          case FastVia::kWord:
-            lock_->release_exclusive(h.gate, h.mode);
-            break;
+        if (h.via == FastVia::kWord) {
+          lock_->release_exclusive(h.gate, h.mode);
+        } else {
+          leave_reader(h.via, h.slot, h.gate, h.mode);
+          ++fast;
         }
       } else {
         lock_->release_node(h.node, h.mode, id_);

@@ -605,7 +605,7 @@ bool BasicPathLock<P>::count_reader(FastAsk& ask) noexcept {
   // the word (Dekker, as a slot's store and the fence after it).
   const std::uint64_t before = g->counts.fetch_add(Gates::count_unit(ask.mode), std::memory_order_seq_cst);
   if (Gates::count_of(before, ask.mode.index) >= Gates::kCountLimit) {
-    uncount_reader(g, ask.mode);
+    leave_reader(FastVia::kCount, nullptr, g, ask.mode);
     drain_closed_gates(1, [g](std::size_t) { return g; });  // a closer may have counted us
     return false;
   }
@@ -619,8 +619,13 @@ bool BasicPathLock<P>::count_reader(FastAsk& ask) noexcept {
 }
 
 template <typename P>
-void BasicPathLock<P>::uncount_reader(GateRecord* g, impl::ModeId mode) noexcept {
-  g->counts.fetch_sub(Gates::count_unit(mode), std::memory_order_seq_cst);
+void BasicPathLock<P>::leave_reader(FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* g,
+                                    impl::ModeId mode) noexcept {
+  if (via == FastVia::kSlot) {
+    slot->store(0, std::memory_order_release);
+  } else {
+    g->counts.fetch_sub(Gates::count_unit(mode), std::memory_order_seq_cst);
+  }
 }
 
 template <typename P>
@@ -914,11 +919,7 @@ std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard&
   for (const FastAsk& a : withdrawn) {
     if (a.via == FastVia::kWord) continue;
     impl::observe<P>(impl::LockEvent::kWithdrawn, a.key, guard.id_, a.mode);
-    if (a.via == FastVia::kSlot) {
-      a.slot->store(0, std::memory_order_release);
-    } else {
-      uncount_reader(a.record, a.mode);
-    }
+    leave_reader(a.via, a.slot, a.record, a.mode);
   }
   drain_closed_gates(withdrawn.size(), [&](std::size_t i) {
     return withdrawn[i].via != FastVia::kWord ? withdrawn[i].record : nullptr;

@@ -5,6 +5,7 @@
 // Part of the template's definitions: include path_lock_definitions.hpp,
 // not this.
 
+#include <array>
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -154,7 +155,12 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
   // Readers hold one way at a time (path_lock_gate.hpp: COUNTED READERS):
   // between calls nobody is half-way through asking the other way.
   const std::uint64_t counts = g.counts.load(std::memory_order_seq_cst);
-  const std::uint32_t slot_modes = gates_->slot_modes(&g, 0);
+  std::array<std::uint32_t, impl::kMaxModes> slots{};  // fast holders by slot: not taken, queued or counted
+  std::uint32_t slot_modes = 0;
+  for (std::size_t m = 0; m < slots.size(); ++m) {
+    slots[m] = fast[m] - ((taken >> m) & 1U) - ((queued >> m) & 1U) - static_cast<std::uint32_t>(Gates::count_of(counts, m));
+    if (slots[m] != 0) slot_modes |= 1U << m;
+  }
   if (Gates::readers_counted(&g) && slot_modes != 0) {
     return impl::concat("its readers are counted, but slots name it (modes mask ", slot_modes, ")");
   }
@@ -173,8 +179,7 @@ std::string BasicPathLock<P>::check_gate(const Node& node, std::size_t& held_fas
   for (std::uint8_t m = 0; m < scheme_.mode_count(); ++m) {
     const std::string& name = scheme_.mode_name(impl::ModeId{m});
     const bool pseudo = ((node.pseudo_held >> m) & 1U) != 0;
-    // The slots' holders (the caller counts the slots).
-    held_fast += fast[m] - ((taken >> m) & 1U) - ((queued >> m) & 1U) - static_cast<std::uint32_t>(Gates::count_of(counts, m));
+    held_fast += slots[m];  // the caller counts the slots
     if (fast[m] != 0 && admitted == 0 && !pseudo) {
       return impl::concat("gate closed with ", fast[m], " fast holders of ", name, ", but no pseudo task holds it in ",
                           name);
