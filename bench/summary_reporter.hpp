@@ -1,25 +1,31 @@
 #pragma once
 // A Google Benchmark reporter that prints the console output as usual,
 // keeps every run's figures (the median aggregate where there are
-// repetitions, with their relative spread over the repetitions),
-// and at the end writes a Markdown summary computed from them
-// (to stdout, and to --summary=FILE if given): the tables the README quotes,
-// so that no figure there is typed by hand.
+// repetitions, with their relative spread over the repetitions and the
+// number that completed), and at the end writes a Markdown summary computed
+// from them (to stdout, and to --summary=FILE if given): the tables the
+// README quotes, so that no figure there is typed by hand. Runs that stopped
+// with an error are listed under the summary, never shown as results
+// (shown_runs.hpp).
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstddef>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "shown_runs.hpp"
 
 namespace pathlock::bench {
 
@@ -30,7 +36,9 @@ struct Figures {
   // Each counter's relative spread over the repetitions (0.05 is 5%), where
   // the benchmark computes kRelativeMad; none without repetitions.
   std::map<std::string, double> counter_spread;
-  int repetitions = 1;  // that the figures are the median of
+  // That the figures are the median of: those that completed (a repetition
+  // that stopped with an error is not in the median).
+  int repetitions = 1;
   bool from_median = false;
   double counter(const std::string& name, double missing = -1) const {
     auto it = counters.find(name);
@@ -101,36 +109,51 @@ class SummaryReporter : public benchmark::ConsoleReporter {
  public:
   // summarize(figures, cpus) -> Markdown.
   using Summarize = std::function<std::string(const FigureTable&, int)>;
-  SummaryReporter(std::string summary_path, Summarize summarize)
-      : summary_path_(std::move(summary_path)), summarize_(std::move(summarize)) {}
+  SummaryReporter(std::string summary_path, Summarize summarize, RunsShown on_console = RunsShown::kEvery)
+      : summary_path_(std::move(summary_path)), summarize_(std::move(summarize)), on_console_(on_console) {}
 
   bool ReportContext(const Context& context) override {
     cpus_ = context.cpu_info.num_cpus;
     return ConsoleReporter::ReportContext(context);
   }
   void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
+    const std::vector<Run> shown = runs_to_show(runs, on_console_);
+    if (!shown.empty()) ConsoleReporter::ReportRuns(shown);
     for (const auto& run : runs) {
-      if (run.error_occurred) continue;
+      const std::string name = run.run_name.str();
+      if (run.error_occurred) {
+        Stopped& s = stopped_[name];
+        ++s.runs;
+        s.asked = std::max<std::int64_t>(s.asked, run.repetitions);
+        if (s.message.empty()) s.message = run.error_message;
+        continue;
+      }
+      if (run.run_type == Run::RT_Iteration) ++completed_[name];
       if (run.run_type == Run::RT_Aggregate && run.aggregate_name == kRelativeMad) {
-        Figures& f = figures_[run.run_name.str()];
-        for (const auto& [name, counter] : run.counters) f.counter_spread[name] = counter.value;
+        Figures& f = figures_[name];
+        for (const auto& [counter_name, counter] : run.counters) f.counter_spread[counter_name] = counter.value;
         continue;
       }
       const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
       if (run.run_type == Run::RT_Aggregate && !median) continue;
-      Figures& f = figures_[run.run_name.str()];
+      Figures& f = figures_[name];
       if (f.from_median && !median) continue;
       f.from_median = median;
-      f.repetitions = median ? static_cast<int>(run.repetitions) : 1;
+      // Google Benchmark gives an aggregate the repetitions asked for, also
+      // where some stopped: the count that completed, where the runs came.
+      const auto done = completed_.find(name);
+      f.repetitions = !median ? 1
+                      : done != completed_.end()
+                          ? static_cast<int>(std::min<std::int64_t>(done->second, run.repetitions))
+                          : static_cast<int>(run.repetitions);
       f.ns = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
       f.cpu_ns = run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
-      for (const auto& [name, counter] : run.counters) f.counters[name] = counter.value;
+      for (const auto& [counter_name, counter] : run.counters) f.counters[counter_name] = counter.value;
     }
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
-    const std::string text = summarize_(figures_, cpus_);
+    const std::string text = summarize_(figures_, cpus_) + stopped_text();
     std::fputs(text.c_str(), stdout);
     if (!summary_path_.empty()) {
       std::ofstream out(summary_path_);
@@ -138,12 +161,37 @@ class SummaryReporter : public benchmark::ConsoleReporter {
       if (!out) std::fprintf(stderr, "error: cannot write the summary to %s\n", summary_path_.c_str());
     }
   }
+  // Whether a run stopped with an error: its program exits non-zero.
+  bool any_stopped() const { return !stopped_.empty(); }
 
  private:
+  struct Stopped {
+    std::int64_t runs = 0;   // repetitions that stopped
+    std::int64_t asked = 1;  // repetitions asked for
+    std::string message;     // the first one's
+  };
+  // The runs that stopped, under the summary: none is in a figure above it.
+  std::string stopped_text() const {
+    if (stopped_.empty()) return {};
+    std::string out =
+        "\n**Stopped with an error** (left out of every figure above: a figure of fewer repetitions than asked is "
+        "the median of those that completed, judged as of that many; one of none is not shown):\n";
+    for (const auto& [name, s] : stopped_) {
+      const auto done = completed_.find(name);
+      const std::int64_t completed = done == completed_.end() ? 0 : done->second;
+      out += "- " + name + ": " + std::to_string(s.runs) + " of " + std::to_string(std::max(s.asked, s.runs + completed)) +
+             " repetitions stopped (" + s.message + ")\n";
+    }
+    return out;
+  }
+
   std::string summary_path_;
   Summarize summarize_;
+  RunsShown on_console_;
   int cpus_ = 0;
   FigureTable figures_;
+  std::map<std::string, std::int64_t> completed_;  // repetitions that completed, by run name
+  std::map<std::string, Stopped> stopped_;
 };
 
 // Takes --summary=FILE out of argv (the rest is Google Benchmark's).
@@ -165,16 +213,28 @@ inline std::string take_summary_flag(int& argc, char** argv) {
 // The main() of a benchmark with a summary: starts a thread before any
 // timing (glibc skips atomic instructions until a process has created one,
 // which makes single-threaded lock figures look about 3x too good), takes
-// --summary=FILE, registers the cases and runs them under SummaryReporter.
+// --summary=FILE and the flags that hide runs (shown_runs.hpp), registers
+// the cases and runs them under SummaryReporter. Exits 1 on a bad flag, 2
+// if a run stopped with an error (the summary is written all the same).
 inline int run_with_summary(int argc, char** argv, void (*register_all)(), SummaryReporter::Summarize summarize) {
   std::thread([] {}).join();
   const std::string summary_path = take_summary_flag(argc, argv);
+  const ShownRunsFlags shown = take_shown_runs_flags(argc, argv);
+  if (!shown.error.empty()) {
+    std::fprintf(stderr, "error: %s\n", shown.error.c_str());
+    return 1;
+  }
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  SummaryReporter reporter(summary_path, std::move(summarize));
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  SummaryReporter reporter(summary_path, std::move(summarize), shown.on_console);
+  const std::unique_ptr<benchmark::BenchmarkReporter> file = make_file_reporter(shown);
+  benchmark::RunSpecifiedBenchmarks(&reporter, file.get());
   benchmark::Shutdown();
+  if (reporter.any_stopped()) {
+    std::fprintf(stderr, "error: a run stopped with an error: its figures are left out (the summary lists it)\n");
+    return 2;
+  }
   return 0;
 }
 

@@ -1,0 +1,155 @@
+// The benchmark summaries' reporter (bench/summary_reporter.hpp,
+// bench/shown_runs.hpp), run on real Google Benchmark cases made to stop:
+// Google Benchmark leaves a stopped repetition out of its aggregates yet
+// gives them the repetitions asked for, and under --benchmark_report_
+// aggregates_only hides the stopped run. A summary must count what
+// completed, list what stopped and never show it as a result.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "summary_reporter.hpp"
+
+namespace pathlock::bench {
+namespace {
+
+std::atomic<int> g_once_calls{0};
+
+void register_stopping_cases() {
+  // Its second repetition stops (a repetition is one call).
+  benchmark::RegisterBenchmark("Stops/once", [](benchmark::State& st) {
+    const int call = g_once_calls++;
+    for (auto _ : st) {
+      if (call == 1) st.SkipWithError("made to stop");
+    }
+  })->Iterations(2);
+  benchmark::RegisterBenchmark("Stops/never", [](benchmark::State& st) {
+    for (auto _ : st) benchmark::DoNotOptimize(st.iterations());
+  })->Iterations(2);
+  benchmark::RegisterBenchmark("Stops/always", [](benchmark::State& st) {
+    for (auto _ : st) st.SkipWithError("always stops");
+  })->Iterations(2);
+}
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SummaryReporterRun, CountsTheRepetitionsThatCompletedAndListsTheStoppedOnes) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "summary_reporter_test";
+  std::filesystem::create_directories(dir);
+  const std::string md = (dir / "summary.md").string();
+  const std::string json = (dir / "runs.json").string();
+  std::vector<std::string> args{"summary_reporter_test",
+                                "--benchmark_filter=^Stops/",
+                                "--benchmark_repetitions=5",
+                                "--benchmark_report_aggregates_only=true",
+                                "--benchmark_out=" + json,
+                                "--benchmark_out_format=json",
+                                "--summary=" + md};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  FigureTable seen;
+  ::testing::internal::CaptureStdout();
+  const int rc = run_with_summary(argc, argv.data(), register_stopping_cases, [&](const FigureTable& f, int) {
+    seen = f;
+    return std::string("the summary\n");
+  });
+  const std::string console = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 2) << "a run stopped: the program says so";
+
+  ASSERT_EQ(seen.count("Stops/once/iterations:2"), 1U);
+  EXPECT_EQ(seen.at("Stops/once/iterations:2").repetitions, 4) << "the median is of the four that completed";
+  EXPECT_TRUE(seen.at("Stops/once/iterations:2").from_median);
+  ASSERT_EQ(seen.count("Stops/never/iterations:2"), 1U);
+  EXPECT_EQ(seen.at("Stops/never/iterations:2").repetitions, 5);
+  EXPECT_EQ(seen.count("Stops/always/iterations:2"), 0U) << "no figure of a run that never completed";
+
+  const std::string summary = read_all(md);
+  EXPECT_EQ(summary.rfind("the summary\n", 0), 0U);
+  EXPECT_NE(summary.find("- Stops/once/iterations:2: 1 of 5 repetitions stopped (made to stop)"), std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("- Stops/always/iterations:2: 5 of 5 repetitions stopped (always stops)"), std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("Stops/never"), std::string::npos) << summary;
+
+  // The console and the file show the aggregates, as the flag asks, and
+  // every run that stopped.
+  EXPECT_NE(console.find("Stops/never/iterations:2_median"), std::string::npos) << console;
+  EXPECT_EQ(console.find("Stops/never/iterations:2 "), std::string::npos) << console;
+  EXPECT_NE(console.find("made to stop"), std::string::npos) << console;
+  const auto runs = nlohmann::json::parse(read_all(json)).at("benchmarks");
+  int never_repetitions = 0;
+  int never_medians = 0;
+  int stopped = 0;
+  for (const auto& r : runs) {
+    const std::string name = r.at("run_name");
+    if (r.value("error_occurred", false)) ++stopped;
+    if (name == "Stops/never/iterations:2") {
+      if (r.at("run_type") == "iteration") ++never_repetitions;
+      if (r.value("aggregate_name", "") == "median") ++never_medians;
+    }
+  }
+  EXPECT_EQ(never_repetitions, 0);
+  EXPECT_EQ(never_medians, 1);
+  EXPECT_EQ(stopped, 6) << "once's one, always's five";
+}
+
+using BenchRun = benchmark::BenchmarkReporter::Run;
+
+BenchRun repetition(bool stopped) {
+  BenchRun r;
+  r.run_type = BenchRun::RT_Iteration;
+  r.repetitions = 5;
+  r.error_occurred = stopped;
+  return r;
+}
+
+TEST(ShownRuns, RepetitionsShowWhereNoAggregatesFollow) {
+  const std::vector<BenchRun> most_completed{repetition(false), repetition(true), repetition(false)};
+  EXPECT_EQ(runs_to_show(most_completed, RunsShown::kAggregatesOnly).size(), 1U) << "the stopped one";
+  EXPECT_EQ(runs_to_show(most_completed, RunsShown::kEvery).size(), 3U);
+  // One completed: Google Benchmark makes no aggregates of it.
+  const std::vector<BenchRun> one_completed{repetition(false), repetition(true), repetition(true)};
+  EXPECT_EQ(runs_to_show(one_completed, RunsShown::kAggregatesOnly).size(), 3U);
+}
+
+TEST(ShownRuns, FlagsAreTakenOutOfArgvAndReadAsGoogleBenchmarkReadsThem) {
+  std::vector<std::string> args{"p", "--benchmark_report_aggregates_only", "--benchmark_filter=x",
+                                "--benchmark_out=f.json", "--benchmark_display_aggregates_only=false"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  const ShownRunsFlags f = take_shown_runs_flags(argc, argv.data());
+  ASSERT_EQ(argc, 3);
+  EXPECT_EQ(std::string(argv[1]), "--benchmark_filter=x");
+  EXPECT_EQ(std::string(argv[2]), "--benchmark_out=f.json");
+  EXPECT_EQ(f.in_file, RunsShown::kAggregatesOnly);
+  EXPECT_EQ(f.on_console, RunsShown::kEvery) << "the later flag decides the console";
+  EXPECT_TRUE(f.writes_file);
+  EXPECT_TRUE(f.error.empty());
+  EXPECT_NE(make_file_reporter(f), nullptr);
+
+  std::vector<std::string> bad{"p", "--benchmark_out_format=xml", "--benchmark_report_aggregates_only=no"};
+  std::vector<char*> bad_argv;
+  for (auto& a : bad) bad_argv.push_back(a.data());
+  int bad_argc = static_cast<int>(bad_argv.size());
+  const ShownRunsFlags g = take_shown_runs_flags(bad_argc, bad_argv.data());
+  EXPECT_EQ(g.error, "--benchmark_out_format takes json, console or csv, got 'xml'");
+  EXPECT_EQ(g.in_file, RunsShown::kEvery);
+  EXPECT_EQ(make_file_reporter(g), nullptr) << "no file asked for";
+}
+
+}  // namespace
+}  // namespace pathlock::bench
