@@ -12,9 +12,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -24,6 +25,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include "shown_runs.hpp"
 
@@ -109,8 +112,12 @@ class SummaryReporter : public benchmark::ConsoleReporter {
  public:
   // summarize(figures, cpus) -> Markdown.
   using Summarize = std::function<std::string(const FigureTable&, int)>;
-  SummaryReporter(std::string summary_path, Summarize summarize, RunsShown on_console = RunsShown::kEvery)
-      : summary_path_(std::move(summary_path)), summarize_(std::move(summarize)), on_console_(on_console) {}
+  SummaryReporter(std::string summary_path, Summarize summarize, RunsShown on_console = RunsShown::kEvery,
+                  OutputOptions console = OO_Defaults)
+      : ConsoleReporter(console),
+        summary_path_(std::move(summary_path)),
+        summarize_(std::move(summarize)),
+        on_console_(on_console) {}
 
   bool ReportContext(const Context& context) override {
     cpus_ = context.cpu_info.num_cpus;
@@ -210,6 +217,34 @@ inline std::string take_summary_flag(int& argc, char** argv) {
   return path;
 }
 
+// The console's options as Google Benchmark reads them for its own reporter
+// (it leaves a program's own reporter as made): colour where
+// --benchmark_color says so, or by default where stdout is a terminal;
+// counters in columns under --benchmark_counters_tabular. Both flags stay
+// in argv.
+inline benchmark::ConsoleReporter::OutputOptions console_options(int argc, char** argv) {
+  std::string_view color = "auto";
+  std::string_view tabular = "false";
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    for (auto [name, value] : {std::pair{std::string_view("--benchmark_color"), &color},
+                               std::pair{std::string_view("--benchmark_counters_tabular"), &tabular}}) {
+      if (!arg.starts_with(name)) continue;
+      const std::string_view rest = arg.substr(name.size());
+      if (rest.empty()) *value = "true";
+      if (rest.starts_with("=")) *value = rest.substr(1);
+    }
+  }
+  const char* term = std::getenv("TERM");
+  const bool colored = color == "auto" ? isatty(STDOUT_FILENO) != 0 && term != nullptr &&
+                                             std::string_view(term) != "" && std::string_view(term) != "dumb"
+                                       : flag_is_true(color);
+  int options = benchmark::ConsoleReporter::OO_None;
+  if (colored) options |= benchmark::ConsoleReporter::OO_Color;
+  if (flag_is_true(tabular)) options |= benchmark::ConsoleReporter::OO_Tabular;
+  return static_cast<benchmark::ConsoleReporter::OutputOptions>(options);
+}
+
 // The main() of a benchmark with a summary: starts a thread before any
 // timing (glibc skips atomic instructions until a process has created one,
 // which makes single-threaded lock figures look about 3x too good), takes
@@ -227,7 +262,7 @@ inline int run_with_summary(int argc, char** argv, void (*register_all)(), Summa
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  SummaryReporter reporter(summary_path, std::move(summarize), shown.on_console);
+  SummaryReporter reporter(summary_path, std::move(summarize), shown.on_console, console_options(argc, argv));
   const std::unique_ptr<benchmark::BenchmarkReporter> file = make_file_reporter(shown);
   benchmark::RunSpecifiedBenchmarks(&reporter, file.get());
   benchmark::Shutdown();

@@ -114,6 +114,38 @@ TEST(ScalingSummary, NoCollapseKeepsAShareOfOneThread) {
             "- no collapse, conflicting: 2 threads keep 60% of 1 thread (target >= 70%): NOT met");
 }
 
+// The line after the one that starts with `prefix` (empty if none).
+std::string line_after(const std::string& summary, const std::string& prefix) {
+  const std::string first = line_of(summary, prefix);
+  if (first.empty()) return {};
+  const std::size_t at = summary.find(first + "\n");
+  return line_of(summary.substr(at + first.size() + 1), "");
+}
+
+TEST(ScalingSummary, NoCollapseIsMeasuredAgainstTheCheapestFifoHandoff) {
+  FigureTable figures;
+  figures[key(kRecommended, Workload::kConflicting, 1)] = run_of(10e6, 1, 0);
+  figures[key(kRecommended, Workload::kConflicting, 2)] = run_of(6e6, 2, 0);
+  figures[key("Baseline/ticket-lock", Workload::kConflicting, 1)] = run_of(50e6, 1, 0);
+  figures[key("Baseline/ticket-lock", Workload::kConflicting, 2)] = run_of(5e6, 2, 0);
+  EXPECT_EQ(line_after(summary_of(figures), "- no collapse, conflicting:"),
+            "  - the cheapest FIFO handoff, a bare ticket lock, runs 5.00 M/s at 2 threads (10% of its own 1-thread "
+            "rate): a FIFO lock of PathLock's 1-thread cost that handed over as fast would keep 50%, so the target "
+            "is beyond this machine in this run");
+}
+
+// Conflicting at 2 threads: PathLock at 20 M/s, the 64-stripe table at 8
+// (the best peer, the abseil table at 1), the ticket lock at `ticket`.
+FigureTable conflicting_against_peers(double ticket) {
+  FigureTable figures;
+  figures[key(kRecommended, Workload::kConflicting, 2)] = run_of(20e6, 2, 0);
+  figures[key("Baseline/naive-map", Workload::kConflicting, 2)] = run_of(2e6, 2, 0);
+  figures[key("Baseline/striped-64", Workload::kConflicting, 2)] = run_of(8e6, 2, 0);
+  figures[key("Baseline/absl-table", Workload::kConflicting, 2)] = run_of(1e6, 2, 0);
+  figures[key("Baseline/ticket-lock", Workload::kConflicting, 2)] = run_of(ticket, 2, 0);
+  return figures;
+}
+
 // Hot-read at 2 threads: PathLock at 40 M/s, the 64-stripe table at 8 (the
 // best peer), the naive map at 2, one std::mutex at 100 (no peer), and the
 // abseil table at 7 unless it is left out of the run.
@@ -134,6 +166,22 @@ TEST(ScalingSummary, PeersAreJudgedAgainstTheBestPerPathTableOnly) {
   EXPECT_EQ(line_of(summary_of(hot_read_against_peers(0.01, 0.02, Abseil::kRan)), "- ahead of the peers, hot-read:"),
             "- ahead of the peers, hot-read: 5.00x \u00b14.5% 64-stripe table of std::shared_mutex at 2 threads "
             "(target >= 4x): met");
+}
+
+TEST(ScalingSummary, AheadOfThePeersWhereAllConflictIsMeasuredAgainstTheCheapestFifoHandoff) {
+  const std::string slow = summary_of(conflicting_against_peers(28e6));
+  EXPECT_EQ(line_of(slow, "- ahead of the peers, conflicting:"),
+            "- ahead of the peers, conflicting: 2.50x 64-stripe table of std::shared_mutex at 2 threads (target >= "
+            "4x): NOT met");
+  EXPECT_EQ(line_after(slow, "- ahead of the peers, conflicting:"),
+            "  - the cheapest FIFO handoff, a bare ticket lock, runs 28.00 M/s at 2 threads, 3.50x the peer: no FIFO "
+            "lock gets further ahead of it, so the target is beyond this machine in this run");
+  EXPECT_EQ(line_after(summary_of(conflicting_against_peers(40e6)), "- ahead of the peers, conflicting:"),
+            "  - the cheapest FIFO handoff, a bare ticket lock, runs 40.00 M/s at 2 threads, 5.00x the peer: no FIFO "
+            "lock gets further ahead of it, so the target is within reach in this run");
+  // Only where every pair conflicts.
+  const std::string hot = summary_of(hot_read_against_peers(0, 0, Abseil::kRan));
+  EXPECT_EQ(line_after(hot, "- ahead of the peers, hot-read:").rfind("  - ", 0), std::string::npos);
 }
 
 TEST(ScalingSummary, APeerMissingFromTheRunLeavesThePeerTargetUndecided) {

@@ -151,5 +151,25 @@ TEST(ShownRuns, FlagsAreTakenOutOfArgvAndReadAsGoogleBenchmarkReadsThem) {
   EXPECT_EQ(make_file_reporter(g), nullptr) << "no file asked for";
 }
 
+// Google Benchmark sets its own console reporter's options from the flags
+// but leaves a program's reporter as made: the summary's reporter reads them.
+TEST(ConsoleOptions, ColourAndColumnsFollowTheFlags) {
+  const auto options_of = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "p");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    return console_options(static_cast<int>(argv.size()), argv.data());
+  };
+  using C = benchmark::ConsoleReporter;
+  EXPECT_EQ(options_of({"--benchmark_color=false"}), C::OO_None);
+  EXPECT_EQ(options_of({"--benchmark_color=true"}), C::OO_Color);
+  EXPECT_EQ(options_of({"--benchmark_color"}), C::OO_Color);
+  EXPECT_EQ(options_of({"--benchmark_color=no", "--benchmark_counters_tabular=true"}), C::OO_Tabular);
+  EXPECT_EQ(options_of({"--benchmark_color=yes", "--benchmark_counters_tabular"}), C::OO_ColorTabular);
+  if (isatty(STDOUT_FILENO) == 0) {
+    EXPECT_EQ(options_of({}), C::OO_None) << "no colour by default into a file or a pipe";
+  }
+}
+
 }  // namespace
 }  // namespace pathlock::bench
