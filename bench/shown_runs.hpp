@@ -15,9 +15,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -84,19 +86,36 @@ struct ShownRunsFlags {
   std::string error;                // a flag's bad value, named; empty if none
 };
 
-// Google Benchmark's reading of a boolean flag's value: none is true.
+// Google Benchmark's reading of a boolean flag's value (IsTruthyFlagValue):
+// none is true; one character is false if it is 0, f, n or not a letter or
+// digit; a longer one is false if it is false, no or off, in any case.
 inline bool flag_is_true(std::string_view v) {
   if (v.empty()) return true;
-  for (std::string_view no : {"0", "f", "false", "n", "no", "off", "F", "FALSE", "False", "N", "NO", "No", "OFF", "Off"}) {
-    if (v == no) return false;
+  if (v.size() == 1) {
+    const unsigned char c = static_cast<unsigned char>(v.front());
+    return std::isalnum(c) != 0 && c != '0' && c != 'f' && c != 'F' && c != 'n' && c != 'N';
   }
-  return true;
+  std::string lower(v);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower != "false" && lower != "no" && lower != "off";
+}
+
+// A flag's default from the environment, as Google Benchmark reads it
+// (BENCHMARK_OUT for --benchmark_out, ...): `otherwise` where it is unset.
+inline std::string flag_from_environment(const char* name, std::string otherwise) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? otherwise : std::string(v);
 }
 
 // Takes --benchmark_report_aggregates_only and --benchmark_display_aggregates_only
-// out of argv (the rest stays Google Benchmark's), and notes the file flags.
+// out of argv (the rest stays Google Benchmark's) and notes the file flags,
+// each read as Google Benchmark does: the environment gives the default, the
+// last flag wins, and the console shows aggregates only if either flag asks.
 inline ShownRunsFlags take_shown_runs_flags(int& argc, char** argv) {
-  ShownRunsFlags flags;
+  bool report = flag_is_true(flag_from_environment("BENCHMARK_REPORT_AGGREGATES_ONLY", "false"));
+  bool display = flag_is_true(flag_from_environment("BENCHMARK_DISPLAY_AGGREGATES_ONLY", "false"));
+  std::string out = flag_from_environment("BENCHMARK_OUT", "");
+  std::string format = flag_from_environment("BENCHMARK_OUT_FORMAT", "json");
   const auto value_of = [](std::string_view arg, std::string_view name, std::string_view* value) {
     if (!arg.starts_with(name)) return false;
     const std::string_view rest = arg.substr(name.size());
@@ -109,27 +128,44 @@ inline ShownRunsFlags take_shown_runs_flags(int& argc, char** argv) {
     const std::string_view arg = argv[i];
     std::string_view v;
     if (value_of(arg, "--benchmark_report_aggregates_only", &v)) {
-      const RunsShown s = flag_is_true(v) ? RunsShown::kAggregatesOnly : RunsShown::kEvery;
-      flags.on_console = s;
-      flags.in_file = s;
+      report = flag_is_true(v);
       continue;
     }
     if (value_of(arg, "--benchmark_display_aggregates_only", &v)) {
-      flags.on_console = flag_is_true(v) ? RunsShown::kAggregatesOnly : RunsShown::kEvery;
+      display = flag_is_true(v);
       continue;
     }
     if (value_of(arg, "--benchmark_out_format", &v)) {
-      if (v != "json" && v != "console" && v != "csv") {
-        flags.error = "--benchmark_out_format takes json, console or csv, got '" + std::string(v) + "'";
-      }
-      flags.out_format = std::string(v);
+      format = std::string(v);
     } else if (value_of(arg, "--benchmark_out", &v)) {
-      flags.writes_file = !v.empty();
+      out = std::string(v);
     }
     argv[kept++] = argv[i];
   }
   argc = kept;
+  ShownRunsFlags flags;
+  flags.on_console = report || display ? RunsShown::kAggregatesOnly : RunsShown::kEvery;
+  flags.in_file = report ? RunsShown::kAggregatesOnly : RunsShown::kEvery;
+  flags.writes_file = !out.empty();
+  flags.out_format = format;
+  if (format != "json" && format != "console" && format != "csv") {
+    flags.error = "--benchmark_out_format takes json, console or csv, got '" + format + "'";
+  }
   return flags;
+}
+
+// argv for Google Benchmark, with both aggregates-only flags off (the last
+// flag wins, over the environment too): shown_runs applies them instead.
+// The result ends with a null pointer, as argv does; its size less one is
+// the argument count.
+inline std::vector<char*> with_aggregates_only_off(int argc, char** argv) {
+  static char report_off[] = "--benchmark_report_aggregates_only=false";
+  static char display_off[] = "--benchmark_display_aggregates_only=false";
+  std::vector<char*> args(argv, argv + argc);
+  args.push_back(report_off);
+  args.push_back(display_off);
+  args.push_back(nullptr);
+  return args;
 }
 
 // The file reporter for `flags`: nullptr where Google Benchmark's own does

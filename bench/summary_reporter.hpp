@@ -219,21 +219,19 @@ inline std::string take_summary_flag(int& argc, char** argv) {
 
 // The console's options as Google Benchmark reads them for its own reporter
 // (it leaves a program's own reporter as made): colour where
-// --benchmark_color says so, or by default where stdout is a terminal;
-// counters in columns under --benchmark_counters_tabular. Both flags stay
-// in argv.
+// --benchmark_color (or BENCHMARK_COLOR) says so, by default where stdout is
+// a terminal; counters in columns under --benchmark_counters_tabular. Both
+// flags stay in argv.
 inline benchmark::ConsoleReporter::OutputOptions console_options(int argc, char** argv) {
-  std::string_view color = "auto";
-  std::string_view tabular = "false";
+  std::string color = flag_from_environment("BENCHMARK_COLOR", "auto");
+  std::string tabular = flag_from_environment("BENCHMARK_COUNTERS_TABULAR", "false");
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    for (auto [name, value] : {std::pair{std::string_view("--benchmark_color"), &color},
-                               std::pair{std::string_view("--benchmark_counters_tabular"), &tabular}}) {
-      if (!arg.starts_with(name)) continue;
-      const std::string_view rest = arg.substr(name.size());
-      if (rest.empty()) *value = "true";
-      if (rest.starts_with("=")) *value = rest.substr(1);
+    for (auto [name, value] : {std::pair{std::string_view("--benchmark_color="), &color},
+                               std::pair{std::string_view("--benchmark_counters_tabular="), &tabular}}) {
+      if (arg.starts_with(name)) *value = std::string(arg.substr(name.size()));
     }
+    if (arg == "--benchmark_counters_tabular") tabular = "true";
   }
   const char* term = std::getenv("TERM");
   const bool colored = color == "auto" ? isatty(STDOUT_FILENO) != 0 && term != nullptr &&
@@ -259,10 +257,14 @@ inline int run_with_summary(int argc, char** argv, void (*register_all)(), Summa
     std::fprintf(stderr, "error: %s\n", shown.error.c_str());
     return 1;
   }
+  std::vector<char*> args = with_aggregates_only_off(argc, argv);
+  int count = static_cast<int>(args.size()) - 1;
+  // Read before Google Benchmark takes its flags out of the arguments.
+  const auto console = console_options(count, args.data());
   register_all();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  SummaryReporter reporter(summary_path, std::move(summarize), shown.on_console, console_options(argc, argv));
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
+  SummaryReporter reporter(summary_path, std::move(summarize), shown.on_console, console);
   const std::unique_ptr<benchmark::BenchmarkReporter> file = make_file_reporter(shown);
   benchmark::RunSpecifiedBenchmarks(&reporter, file.get());
   benchmark::Shutdown();

@@ -119,6 +119,7 @@ std::string line_after(const std::string& summary, const std::string& prefix) {
   const std::string first = line_of(summary, prefix);
   if (first.empty()) return {};
   const std::size_t at = summary.find(first + "\n");
+  if (at == std::string::npos) return {};  // the last line
   return line_of(summary.substr(at + first.size() + 1), "");
 }
 
@@ -147,8 +148,8 @@ FigureTable conflicting_against_peers(double ticket) {
 }
 
 // Hot-read at 2 threads: PathLock at 40 M/s, the 64-stripe table at 8 (the
-// best peer), the naive map at 2, one std::mutex at 100 (no peer), and the
-// abseil table at 7 unless it is left out of the run.
+// best peer), the naive map at 2, one std::mutex at 100 and a ticket lock at 50
+// (no peers), and the abseil table at 7 unless it is left out of the run.
 enum class Abseil : std::uint8_t { kRan, kLeftOut };
 FigureTable hot_read_against_peers(double mine_spread, double striped_spread, Abseil abseil) {
   FigureTable figures;
@@ -157,6 +158,7 @@ FigureTable hot_read_against_peers(double mine_spread, double striped_spread, Ab
   figures[key("Baseline/naive-map", Workload::kHotRead, 2)] = run_of(2e6, 2, 0);
   figures[key("Baseline/striped-64", Workload::kHotRead, 2)] = run_of(8e6, 2, striped_spread);
   if (abseil == Abseil::kRan) figures[key("Baseline/absl-table", Workload::kHotRead, 2)] = run_of(7e6, 2, 0);
+  figures[key("Baseline/ticket-lock", Workload::kHotRead, 2)] = run_of(50e6, 2, 0);
   return figures;
 }
 

@@ -56,6 +56,7 @@ TEST(SummaryReporterRun, CountsTheRepetitionsThatCompletedAndListsTheStoppedOnes
                                 "--benchmark_report_aggregates_only=true",
                                 "--benchmark_out=" + json,
                                 "--benchmark_out_format=json",
+                                "--benchmark_color=true",
                                 "--summary=" + md};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -89,6 +90,8 @@ TEST(SummaryReporterRun, CountsTheRepetitionsThatCompletedAndListsTheStoppedOnes
   EXPECT_NE(console.find("Stops/never/iterations:2_median"), std::string::npos) << console;
   EXPECT_EQ(console.find("Stops/never/iterations:2 "), std::string::npos) << console;
   EXPECT_NE(console.find("made to stop"), std::string::npos) << console;
+  EXPECT_NE(console.find("\x1b["), std::string::npos) << "--benchmark_color=true is read before Google Benchmark "
+                                                          "takes it out of argv";
   const auto runs = nlohmann::json::parse(read_all(json)).at("benchmarks");
   int never_repetitions = 0;
   int never_medians = 0;
@@ -125,6 +128,16 @@ TEST(ShownRuns, RepetitionsShowWhereNoAggregatesFollow) {
   EXPECT_EQ(runs_to_show(one_completed, RunsShown::kAggregatesOnly).size(), 3U);
 }
 
+ShownRunsFlags flags_of(std::vector<std::string> args, int* left = nullptr) {
+  args.insert(args.begin(), "p");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  const ShownRunsFlags f = take_shown_runs_flags(argc, argv.data());
+  if (left != nullptr) *left = argc - 1;
+  return f;
+}
+
 TEST(ShownRuns, FlagsAreTakenOutOfArgvAndReadAsGoogleBenchmarkReadsThem) {
   std::vector<std::string> args{"p", "--benchmark_report_aggregates_only", "--benchmark_filter=x",
                                 "--benchmark_out=f.json", "--benchmark_display_aggregates_only=false"};
@@ -136,19 +149,40 @@ TEST(ShownRuns, FlagsAreTakenOutOfArgvAndReadAsGoogleBenchmarkReadsThem) {
   EXPECT_EQ(std::string(argv[1]), "--benchmark_filter=x");
   EXPECT_EQ(std::string(argv[2]), "--benchmark_out=f.json");
   EXPECT_EQ(f.in_file, RunsShown::kAggregatesOnly);
-  EXPECT_EQ(f.on_console, RunsShown::kEvery) << "the later flag decides the console";
+  EXPECT_EQ(f.on_console, RunsShown::kAggregatesOnly) << "either flag asks it for the console";
   EXPECT_TRUE(f.writes_file);
   EXPECT_TRUE(f.error.empty());
   EXPECT_NE(make_file_reporter(f), nullptr);
 
-  std::vector<std::string> bad{"p", "--benchmark_out_format=xml", "--benchmark_report_aggregates_only=no"};
-  std::vector<char*> bad_argv;
-  for (auto& a : bad) bad_argv.push_back(a.data());
-  int bad_argc = static_cast<int>(bad_argv.size());
-  const ShownRunsFlags g = take_shown_runs_flags(bad_argc, bad_argv.data());
+  const ShownRunsFlags display = flags_of({"--benchmark_display_aggregates_only=yes"});
+  EXPECT_EQ(display.on_console, RunsShown::kAggregatesOnly);
+  EXPECT_EQ(display.in_file, RunsShown::kEvery);
+  EXPECT_EQ(flags_of({"--benchmark_report_aggregates_only", "--benchmark_report_aggregates_only=fAlse"}).in_file,
+            RunsShown::kEvery)
+      << "the last one wins";
+
+  const ShownRunsFlags g = flags_of({"--benchmark_out_format=xml", "--benchmark_report_aggregates_only=no"});
   EXPECT_EQ(g.error, "--benchmark_out_format takes json, console or csv, got 'xml'");
   EXPECT_EQ(g.in_file, RunsShown::kEvery);
   EXPECT_EQ(make_file_reporter(g), nullptr) << "no file asked for";
+  EXPECT_TRUE(flags_of({"--benchmark_out_format=xml", "--benchmark_out_format=csv"}).error.empty());
+}
+
+TEST(ShownRuns, BooleanValuesReadAsGoogleBenchmarkReadsThem) {
+  for (const char* no : {"0", "f", "N", "-", "false", "FALSE", "No", "oFF"}) EXPECT_FALSE(flag_is_true(no)) << no;
+  for (const char* yes : {"", "1", "t", "y", "x", "true", "yes", "on", "anything"}) EXPECT_TRUE(flag_is_true(yes)) << yes;
+}
+
+TEST(ShownRuns, GoogleBenchmarkGetsBothAggregatesOnlyFlagsOff) {
+  std::vector<std::string> args{"p", "--benchmark_filter=x"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  const std::vector<char*> out = with_aggregates_only_off(2, argv.data());
+  ASSERT_EQ(out.size(), 5U);
+  EXPECT_EQ(std::string(out[1]), "--benchmark_filter=x");
+  EXPECT_EQ(std::string(out[2]), "--benchmark_report_aggregates_only=false");
+  EXPECT_EQ(std::string(out[3]), "--benchmark_display_aggregates_only=false");
+  EXPECT_EQ(out[4], nullptr);
 }
 
 // Google Benchmark sets its own console reporter's options from the flags
@@ -163,9 +197,9 @@ TEST(ConsoleOptions, ColourAndColumnsFollowTheFlags) {
   using C = benchmark::ConsoleReporter;
   EXPECT_EQ(options_of({"--benchmark_color=false"}), C::OO_None);
   EXPECT_EQ(options_of({"--benchmark_color=true"}), C::OO_Color);
-  EXPECT_EQ(options_of({"--benchmark_color"}), C::OO_Color);
   EXPECT_EQ(options_of({"--benchmark_color=no", "--benchmark_counters_tabular=true"}), C::OO_Tabular);
   EXPECT_EQ(options_of({"--benchmark_color=yes", "--benchmark_counters_tabular"}), C::OO_ColorTabular);
+  EXPECT_EQ(options_of({"--benchmark_color=true", "--benchmark_color=false"}), C::OO_None) << "the last one wins";
   if (isatty(STDOUT_FILENO) == 0) {
     EXPECT_EQ(options_of({}), C::OO_None) << "no colour by default into a file or a pipe";
   }
