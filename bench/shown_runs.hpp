@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +87,16 @@ struct ShownRunsFlags {
   std::string error;                // a flag's bad value, named; empty if none
 };
 
+// The value of `arg` if it is flag `name` ("--name=value", or "--name" with
+// an empty value); nothing if it is another flag (one `name` only begins).
+inline std::optional<std::string_view> flag_value(std::string_view arg, std::string_view name) {
+  if (!arg.starts_with(name)) return std::nullopt;
+  const std::string_view rest = arg.substr(name.size());
+  if (rest.empty()) return rest;
+  if (rest.front() != '=') return std::nullopt;
+  return rest.substr(1);
+}
+
 // Google Benchmark's reading of a boolean flag's value (IsTruthyFlagValue):
 // none is true; one character is false if it is 0, f, n or not a letter or
 // digit; a longer one is false if it is false, no or off, in any case.
@@ -116,29 +127,21 @@ inline ShownRunsFlags take_shown_runs_flags(int& argc, char** argv) {
   bool display = flag_is_true(flag_from_environment("BENCHMARK_DISPLAY_AGGREGATES_ONLY", "false"));
   std::string out = flag_from_environment("BENCHMARK_OUT", "");
   std::string format = flag_from_environment("BENCHMARK_OUT_FORMAT", "json");
-  const auto value_of = [](std::string_view arg, std::string_view name, std::string_view* value) {
-    if (!arg.starts_with(name)) return false;
-    const std::string_view rest = arg.substr(name.size());
-    if (!rest.empty() && rest.front() != '=') return false;
-    *value = rest.empty() ? rest : rest.substr(1);
-    return true;
-  };
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    std::string_view v;
-    if (value_of(arg, "--benchmark_report_aggregates_only", &v)) {
-      report = flag_is_true(v);
+    if (const auto v = flag_value(arg, "--benchmark_report_aggregates_only")) {
+      report = flag_is_true(*v);
       continue;
     }
-    if (value_of(arg, "--benchmark_display_aggregates_only", &v)) {
-      display = flag_is_true(v);
+    if (const auto v = flag_value(arg, "--benchmark_display_aggregates_only")) {
+      display = flag_is_true(*v);
       continue;
     }
-    if (value_of(arg, "--benchmark_out_format", &v)) {
-      format = std::string(v);
-    } else if (value_of(arg, "--benchmark_out", &v)) {
-      out = std::string(v);
+    if (const auto v = flag_value(arg, "--benchmark_out_format")) {
+      format = std::string(*v);
+    } else if (const auto o = flag_value(arg, "--benchmark_out")) {
+      out = std::string(*o);
     }
     argv[kept++] = argv[i];
   }

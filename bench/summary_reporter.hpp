@@ -227,11 +227,8 @@ inline benchmark::ConsoleReporter::OutputOptions console_options(int argc, char*
   std::string tabular = flag_from_environment("BENCHMARK_COUNTERS_TABULAR", "false");
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    for (auto [name, value] : {std::pair{std::string_view("--benchmark_color="), &color},
-                               std::pair{std::string_view("--benchmark_counters_tabular="), &tabular}}) {
-      if (arg.starts_with(name)) *value = std::string(arg.substr(name.size()));
-    }
-    if (arg == "--benchmark_counters_tabular") tabular = "true";
+    if (const auto v = flag_value(arg, "--benchmark_color")) color = std::string(*v);
+    if (const auto v = flag_value(arg, "--benchmark_counters_tabular")) tabular = std::string(*v);
   }
   const char* term = std::getenv("TERM");
   const bool colored = color == "auto" ? isatty(STDOUT_FILENO) != 0 && term != nullptr &&
