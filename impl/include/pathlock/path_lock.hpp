@@ -609,7 +609,7 @@ class BasicPathLock {
   // The end of ask_fast, for a gate known by (record, generation): sets the
   // slot, or counts the reader, if the word admits the ask now (an
   // exclusive gate's step does neither).
-  bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept;
+  [[gnu::always_inline]] inline bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept;
   // The gate of `key` through the lock-wide index, if the record there
   // holds `key` in the generation read and its gate admits `mode` (not yet
   // a hold: ask_fast publishes a slot, settle_fast re-reads the word).
@@ -621,11 +621,11 @@ class BasicPathLock {
   void index_gate(const Node* node) noexcept;
   void unindex_gate(const Node* node) noexcept;
   // Whether `word` (open, untaken) still admits the ask in its generation.
-  static bool admits(const FastAsk& ask, std::uint64_t word) noexcept;
+  [[gnu::always_inline]] static inline bool admits(const FastAsk& ask, std::uint64_t word) noexcept;
   // Whether a step in a mode that conflicts with itself may take `word`:
   // open in the ask's generation, untaken, no slow holder, and either the
   // mode's exclusive gate or a shared set.
-  bool takeable(const FastAsk& ask, std::uint64_t word) noexcept;
+  [[gnu::always_inline]] inline bool takeable(const FastAsk& ask, std::uint64_t word) noexcept;
   // A step that takes the word: compare-exchange from (open with ask.set,
   // untaken, no slow holder) in the ask's generation; on a shared set, then
   // no slot (or counted reader) of a conflicting mode, or it gives the word
@@ -633,7 +633,13 @@ class BasicPathLock {
   // (switch_readers).
   // release_exclusive: gives it back, draining the gate if it closed
   // meanwhile.
-  bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
+  // Inlined, so that a caller's ask built in registers stays there (an ask
+  // stored and read back whole stalls on store forwarding); the rest of a
+  // take of a shared set (keep_shared_word: no conflicting reader in, or
+  // the word is given back) is out of line.
+  [[gnu::always_inline]] inline bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
+  bool keep_shared_word(GateRecord* g, std::uint32_t set, impl::ModeId mode, std::string_view key,
+                        impl::TaskId task) noexcept;
   [[gnu::always_inline]] inline void release_exclusive(GateRecord* gate, impl::ModeId mode) noexcept;  // (every write's release)
   // REQUIRES: the caller holds g's word taken (a take of a shared set) and
   // no reader conflicts with it. `slots`: the modes in which slots name g
@@ -645,11 +651,17 @@ class BasicPathLock {
   // back, if its mode's count is at the limit. leave_reader: a reader
   // (via kSlot or kCount) leaves or withdraws, its slot cleared or its
   // count taken back; the caller drains the gate if it closed meanwhile.
-  bool count_reader(FastAsk& ask) noexcept;
+  bool count_reader(GateRecord* g, impl::ModeId mode) noexcept;
   static void leave_reader(FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* g, impl::ModeId mode) noexcept;
   // Fences, then grants the longest prefix of `asked` whose gates still
   // admit it and withdraws the rest; returns how many were granted.
+  // The template reads ask i as ask_at(i) (a FastAsk or a reference to
+  // one): a caller may build each from what it kept in registers, since
+  // every store before the fence delays it (the fence waits for the
+  // store buffer to drain).
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
+  template <typename AskAt>
+  [[gnu::always_inline]] inline std::size_t settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard) noexcept;
   // A fast step granted (its slot set, or its gate's word taken): told,
   // recorded in the guard, and the gate marked used (CLOCK's reference
   // bit). Within the room the caller reserved in the guard.
@@ -806,7 +818,11 @@ class BasicPathLock<P>::Guard {
                                                impl::ModeId mode);
   // The next hold's place, filled in by the caller field by field (a Held
   // built on the stack and copied in stalls on store forwarding).
-  Held& next_held();
+  [[gnu::always_inline]] Held& next_held() {
+    if (count_ < kInline) return inline_.at[count_++];
+    return next_held_on_heap();
+  }
+  Held& next_held_on_heap();
   const Held& held(std::size_t i) const noexcept { return i < kInline ? inline_.at[i] : heap_[i - kInline]; }
 
   BasicPathLock* lock_ = nullptr;

@@ -312,8 +312,7 @@ inline void BasicPathLock<P>::Guard::push_fast(FastVia via, Atomic<std::uintptr_
 }
 
 template <typename P>
-typename BasicPathLock<P>::Guard::Held& BasicPathLock<P>::Guard::next_held() {
-  if (count_ < kInline) return inline_.at[count_++];
+[[gnu::noinline]] typename BasicPathLock<P>::Guard::Held& BasicPathLock<P>::Guard::next_held_on_heap() {
   Held& h = heap_.emplace_back();  // within the room reserved before the first step
   ++count_;
   return h;

@@ -443,7 +443,8 @@ struct BasicPathLock<P>::Gates {
   // moved there and released) ends that holder's critical section, and a
   // closer that reads our new value must happen after it (a plain store is
   // not in the freeing store's release sequence, as a CAS was).
-  Atomic<std::uintptr_t>* publish(const GateRecord* g, impl::ModeId m, SlotCursor& at) noexcept {
+  [[gnu::always_inline]] Atomic<std::uintptr_t>* publish(const GateRecord* g, impl::ModeId m,
+                                                          SlotCursor& at) noexcept {
     if (at.block == SlotCursor::kUnknown) {
       at.block = P::thread_slot();
       if (at.block < kBlocks && blocks_in_use.load(std::memory_order_relaxed) <= at.block) {
@@ -575,7 +576,7 @@ bool BasicPathLock<P>::look_up_gate(std::string_view key, std::uint64_t hash, im
 }
 
 template <typename P>
-bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept {
+inline bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept {
   // A look first, so a closed (or taken) gate costs no store.
   const std::uint64_t word = ask.record->word.load(std::memory_order_relaxed);
   if (gates_->exclusive(1U << ask.mode.index)) {
@@ -588,7 +589,8 @@ bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& 
   }
   if (!admits(ask, word)) return false;
   if (Gates::readers_counted(ask.record)) {
-    if (!count_reader(ask)) return false;
+    if (!count_reader(ask.record, ask.mode)) return false;
+    ask.via = FastVia::kCount;
   } else {
     ask.slot = gates_->publish(ask.record, ask.mode, cursor);
     if (ask.slot == nullptr) return false;
@@ -599,13 +601,12 @@ bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& 
 }
 
 template <typename P>
-bool BasicPathLock<P>::count_reader(FastAsk& ask) noexcept {
-  GateRecord* g = ask.record;
+bool BasicPathLock<P>::count_reader(GateRecord* g, impl::ModeId mode) noexcept {
   // seq_cst: the closers' and takers' side reads the counts after writing
   // the word (Dekker, as a slot's store and the fence after it).
-  const std::uint64_t before = g->counts.fetch_add(Gates::count_unit(ask.mode), std::memory_order_seq_cst);
-  if (Gates::count_of(before, ask.mode.index) >= Gates::kCountLimit) {
-    leave_reader(FastVia::kCount, nullptr, g, ask.mode);
+  const std::uint64_t before = g->counts.fetch_add(Gates::count_unit(mode), std::memory_order_seq_cst);
+  if (Gates::count_of(before, mode.index) >= Gates::kCountLimit) {
+    leave_reader(FastVia::kCount, nullptr, g, mode);
     drain_closed_gates(1, [g](std::size_t) { return g; });  // a closer may have counted us
     return false;
   }
@@ -614,7 +615,6 @@ bool BasicPathLock<P>::count_reader(FastAsk& ask) noexcept {
   if (before != 0 && g->counts_contended.load(std::memory_order_relaxed) == 0) {
     g->counts_contended.store(1, std::memory_order_relaxed);
   }
-  ask.via = FastVia::kCount;
   return true;
 }
 
@@ -721,45 +721,51 @@ void BasicPathLock<P>::unindex_gate(const Node* node) noexcept {
 }
 
 template <typename P>
-bool BasicPathLock<P>::admits(const FastAsk& ask, std::uint64_t word) noexcept {
+inline bool BasicPathLock<P>::admits(const FastAsk& ask, std::uint64_t word) noexcept {
   return Gates::generation(word) == ask.generation && ((Gates::admitted(word) >> ask.mode.index) & 1U) != 0 &&
          Gates::taken(word) == 0;
 }
 
 template <typename P>
-bool BasicPathLock<P>::takeable(const FastAsk& ask, std::uint64_t word) noexcept {
+inline bool BasicPathLock<P>::takeable(const FastAsk& ask, std::uint64_t word) noexcept {
   return Gates::generation(word) == ask.generation && Gates::taken(word) == 0 &&
          (word & Gates::kSlowHolders) == 0 && Gates::queue_tail(word) == 0 &&
          gates_->serves(Gates::admitted(word), ask.mode);
 }
 
 template <typename P>
-bool BasicPathLock<P>::take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept {
+inline bool BasicPathLock<P>::take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept {
   impl::observe<P>(impl::LockEvent::kAsked, ask.key, task, ask.mode);  // the compare-exchange is the grant's moment
   const std::uint32_t mode = 1U << ask.mode.index;
   std::uint64_t expected = Gates::open_word(ask.generation, ask.set);
   if (ask.record->word.compare_exchange_strong(expected, expected | std::uint64_t{mode} << Gates::kTakenShift,
                                                std::memory_order_seq_cst)) {
-    // A shared gate: a fast holder in a conflicting mode may have set its
-    // slot (or count) before the take (it sees nothing taken); one that
-    // sets it after sees the take and withdraws. Readers hold one way at a
-    // time: one that asked the other way withdraws (settle_fast).
     if (ask.set == mode) return true;
-    const std::uint32_t conflicting = ask.set & scheme_.conflict_mask(ask.mode);
-    if (Gates::readers_counted(ask.record)) {
-      if (Gates::counted_in(ask.record->counts.load(std::memory_order_seq_cst), conflicting) == 0) {
-        switch_readers(ask.record, 0);
-        return true;
-      }
-    } else if (const std::uint32_t slots = gates_->slot_modes(ask.record, conflicting); (slots & conflicting) == 0) {
-      switch_readers(ask.record, slots);
-      return true;
-    }
-    impl::observe<P>(impl::LockEvent::kWithdrawn, ask.key, task, ask.mode);
-    release_exclusive(ask.record, ask.mode);
-    return false;
+    return keep_shared_word(ask.record, ask.set, ask.mode, ask.key, task);
   }
   impl::observe<P>(impl::LockEvent::kWithdrawn, ask.key, task, ask.mode);
+  return false;
+}
+
+template <typename P>
+[[gnu::noinline]] bool BasicPathLock<P>::keep_shared_word(GateRecord* g, std::uint32_t set, impl::ModeId mode,
+                                                          std::string_view key, impl::TaskId task) noexcept {
+  // A shared gate: a fast holder in a conflicting mode may have set its
+  // slot (or count) before the take (it sees nothing taken); one that
+  // sets it after sees the take and withdraws. Readers hold one way at a
+  // time: one that asked the other way withdraws (settle_fast).
+  const std::uint32_t conflicting = set & scheme_.conflict_mask(mode);
+  if (Gates::readers_counted(g)) {
+    if (Gates::counted_in(g->counts.load(std::memory_order_seq_cst), conflicting) == 0) {
+      switch_readers(g, 0);
+      return true;
+    }
+  } else if (const std::uint32_t slots = gates_->slot_modes(g, conflicting); (slots & conflicting) == 0) {
+    switch_readers(g, slots);
+    return true;
+  }
+  impl::observe<P>(impl::LockEvent::kWithdrawn, key, task, mode);
+  release_exclusive(g, mode);
   return false;
 }
 
@@ -895,12 +901,13 @@ inline void BasicPathLock<P>::hold_fast(Guard& guard, FastVia via, Atomic<std::u
 }
 
 template <typename P>
-std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept {
-  if (asked.empty()) return 0;
+template <typename AskAt>
+std::size_t BasicPathLock<P>::settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard) noexcept {
+  if (n == 0) return 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);  // every slot set above, before any word is read
   std::size_t granted = 0;
-  while (granted < asked.size()) {
-    const FastAsk& a = asked[granted];
+  while (granted < n) {
+    decltype(auto) a = ask_at(granted);
     // A reader holds if the word still admits it, and its gate's readers
     // still hold its way: the gate may have switched between the look at
     // the way and the word (under a take, whose release is read here).
@@ -915,16 +922,22 @@ std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard&
   // The first gate that closed meanwhile, and every step after it (taken
   // out of order otherwise), are withdrawn: the caller takes them slowly.
   // (An exclusive step holds nothing until its compare-exchange succeeds.)
-  const auto withdrawn = asked.subspan(granted);
-  for (const FastAsk& a : withdrawn) {
+  for (std::size_t i = granted; i < n; ++i) {
+    decltype(auto) a = ask_at(i);
     if (a.via == FastVia::kWord) continue;
     impl::observe<P>(impl::LockEvent::kWithdrawn, a.key, guard.id_, a.mode);
     leave_reader(a.via, a.slot, a.record, a.mode);
   }
-  drain_closed_gates(withdrawn.size(), [&](std::size_t i) {
-    return withdrawn[i].via != FastVia::kWord ? withdrawn[i].record : nullptr;
+  drain_closed_gates(n - granted, [&](std::size_t i) {
+    decltype(auto) a = ask_at(granted + i);
+    return a.via != FastVia::kWord ? a.record : nullptr;
   });
   return granted;
+}
+
+template <typename P>
+std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept {
+  return settle_fast(asked.size(), [asked](std::size_t i) -> const FastAsk& { return asked[i]; }, guard);
 }
 
 template <typename P>

@@ -141,8 +141,19 @@ void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const Fa
 template <typename P>
 std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std::string_view path,
                                                  Guard& guard) noexcept {
-  FastAskRoom room;
-  FastAsk* const asked = room.asks;
+  // No array of asks: each is built where it is used, from the entry and
+  // how its step asked (kept below), and stays in registers. The fence
+  // after the slots waits for every store before it to drain; an array of
+  // asks cost several stores a step. (Lambdas inlined, or each ask would
+  // be returned through memory.)
+  const auto memoized_ask = [&](std::size_t i) __attribute__((always_inline)) {
+    const typename PlanMemoEntry::Step& s = entry.step[i];
+    return FastAsk{nullptr, s.record, s.generation, s.mode, path.substr(0, s.length)};
+  };
+  Atomic<std::uintptr_t>* slots[PlanMemoEntry::kSteps];  // step i's slot, if it set one
+  std::uint32_t sets[PlanMemoEntry::kSteps];             // the set admitted by the word step i takes, if it does
+  std::uint32_t worded = 0;                              // bit i: step i takes its gate's word (FastVia::kWord)
+  std::uint32_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
   SlotCursor cursor;
   // A step that takes its gate's word (an exclusive one) finds it, under
   // contention, last written by another core: the line is fetched while the
@@ -152,11 +163,31 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   }
   std::size_t n = 0;
   for (; n < entry.steps; ++n) {
-    const typename PlanMemoEntry::Step& s = entry.step[n];
-    std::construct_at(&asked[n], FastAsk{nullptr, s.record, s.generation, s.mode, path.substr(0, s.length)});
-    if (!publish_ask(asked[n], guard.id_, cursor)) break;
+    FastAsk ask = memoized_ask(n);
+    if (!publish_ask(ask, guard.id_, cursor)) break;
+    if (ask.via == FastVia::kWord) {
+      worded |= 1U << n;
+      sets[n] = ask.set;
+    } else if (ask.via == FastVia::kCount) {
+      counted |= 1U << n;
+    } else {
+      slots[n] = ask.slot;
+    }
   }
-  return settle_fast(std::span<const FastAsk>(asked, n), guard);
+  // (i < n: each step asked, and its slot or set is written above.)
+  const auto asked = [&](std::size_t i) __attribute__((always_inline)) {
+    FastAsk ask = memoized_ask(i);
+    if (((worded >> i) & 1U) != 0) {
+      ask.via = FastVia::kWord;
+      ask.set = sets[i];
+    } else if (((counted >> i) & 1U) != 0) {
+      ask.via = FastVia::kCount;
+    } else {
+      ask.slot = slots[i];
+    }
+    return ask;
+  };
+  return settle_fast(n, asked, guard);
 }
 
 template <typename P>
