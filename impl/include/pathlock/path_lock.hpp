@@ -630,13 +630,10 @@ class BasicPathLock {
   // untaken, no slow holder) in the ask's generation; on a shared set, then
   // no slot (or counted reader) of a conflicting mode, or it gives the word
   // back and withdraws. It also switches how the gate's readers hold it
-  // (switch_readers).
+  // (switch_readers). Inlined (take_memoized_plan says why); the shared
+  // set's part, keep_shared_word, is out of line.
   // release_exclusive: gives it back, draining the gate if it closed
   // meanwhile.
-  // Inlined, so that a caller's ask built in registers stays there (an ask
-  // stored and read back whole stalls on store forwarding); the rest of a
-  // take of a shared set (keep_shared_word: no conflicting reader in, or
-  // the word is given back) is out of line.
   [[gnu::always_inline]] inline bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
   bool keep_shared_word(GateRecord* g, std::uint32_t set, impl::ModeId mode, std::string_view key,
                         impl::TaskId task) noexcept;
@@ -653,12 +650,10 @@ class BasicPathLock {
   // count taken back; the caller drains the gate if it closed meanwhile.
   bool count_reader(GateRecord* g, impl::ModeId mode) noexcept;
   static void leave_reader(FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* g, impl::ModeId mode) noexcept;
-  // Fences, then grants the longest prefix of `asked` whose gates still
-  // admit it and withdraws the rest; returns how many were granted.
-  // The template reads ask i as ask_at(i) (a FastAsk or a reference to
-  // one): a caller may build each from what it kept in registers, since
-  // every store before the fence delays it (the fence waits for the
-  // store buffer to drain).
+  // Fences, then grants the longest prefix of the n asks whose gates still
+  // admit them and withdraws the rest; returns how many were granted.
+  // The template reads ask i as ask_at(i) (a FastAsk, or a reference to
+  // one): take_memoized_plan builds each in registers.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
   template <typename AskAt>
   [[gnu::always_inline]] inline std::size_t settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard) noexcept;

@@ -143,17 +143,18 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
                                                  Guard& guard) noexcept {
   // No array of asks: each is built where it is used, from the entry and
   // how its step asked (kept below), and stays in registers. The fence
-  // after the slots waits for every store before it to drain; an array of
-  // asks cost several stores a step. (Lambdas inlined, or each ask would
-  // be returned through memory.)
+  // after the slots waits for every store before it to drain, and an
+  // array of asks cost several stores a step, read back whole with a
+  // store-forwarding stall. (The lambdas, and every call an ask is passed
+  // to, are inlined: an ask returned or passed through memory is stored.)
   const auto memoized_ask = [&](std::size_t i) __attribute__((always_inline)) {
     const typename PlanMemoEntry::Step& s = entry.step[i];
     return FastAsk{nullptr, s.record, s.generation, s.mode, path.substr(0, s.length)};
   };
   Atomic<std::uintptr_t>* slots[PlanMemoEntry::kSteps];  // step i's slot, if it set one
   std::uint32_t sets[PlanMemoEntry::kSteps];             // the set admitted by the word step i takes, if it does
-  std::uint32_t worded = 0;                              // bit i: step i takes its gate's word (FastVia::kWord)
-  std::uint32_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
+  std::uint16_t worded = 0;                              // bit i: step i takes its gate's word (FastVia::kWord)
+  std::uint16_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
   SlotCursor cursor;
   // A step that takes its gate's word (an exclusive one) finds it, under
   // contention, last written by another core: the line is fetched while the
@@ -166,10 +167,10 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     FastAsk ask = memoized_ask(n);
     if (!publish_ask(ask, guard.id_, cursor)) break;
     if (ask.via == FastVia::kWord) {
-      worded |= 1U << n;
+      worded = static_cast<std::uint16_t>(worded | 1U << n);
       sets[n] = ask.set;
     } else if (ask.via == FastVia::kCount) {
-      counted |= 1U << n;
+      counted = static_cast<std::uint16_t>(counted | 1U << n);
     } else {
       slots[n] = ask.slot;
     }
