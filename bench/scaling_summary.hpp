@@ -178,6 +178,15 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
        "median), and a target inside that band, or judged on fewer than " + std::to_string(kMinRepetitions) +
        " repetitions, is judged neither met nor missed:");
   const auto verdict = [](bool met) { return met ? std::string("met") : std::string("NOT met"); };
+  // The ticket-lock yardstick under a target where every pair conflicts:
+  // FIFO hands every acquisition to another thread, and no FIFO lock hands
+  // over faster than the bare ticket lock does.
+  const auto ticket_rate = [&](Workload w, int t) { return rate(std::string(kTicketLock), w, t); };
+  const auto yardstick = [&](double ticket, int t, const std::string& how_far, bool within_reach) {
+    line("  - the cheapest FIFO handoff, a bare ticket lock, runs " + mops(ticket) + " M/s at " + std::to_string(t) +
+         " threads" + how_far + ", so the target is " + (within_reach ? "within reach" : "beyond this machine") +
+         " in this run");
+  };
   const int judged = std::min(top, std::max(1, cpus));
   for (Workload w : kAllWorkloads) {
     const double one = rate(recommended, w, 1);
@@ -191,17 +200,14 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
            fixed(100 * floor, 0) + "%): " +
            to_string(judge(at / one, Bound::kAtLeast, floor, spread,
                            repetitions({{recommended, judged}, {recommended, 1}}, w))));
-      // FIFO hands every conflicting acquisition to another thread: no FIFO
-      // lock hands over faster than the bare ticket lock does.
-      const double ticket = rate(std::string(kTicketLock), w, judged);
+      const double ticket = ticket_rate(w, judged);
       if (judged > 1 && ticket > 0) {
         const double reachable = ticket / one;
-        std::string s = "  - the cheapest FIFO handoff, a bare ticket lock, runs " + mops(ticket) + " M/s at " +
-                        std::to_string(judged) + " threads (" + fixed(100 * ticket / rate(std::string(kTicketLock), w, 1), 0) +
-                        "% of its own 1-thread rate): a FIFO lock of PathLock's 1-thread cost that handed over "
-                        "as fast would keep " + fixed(100 * reachable, 0) + "%, so the target is " +
-                        (reachable >= floor ? "within reach" : "beyond this machine") + " in this run";
-        line(s);
+        yardstick(ticket, judged,
+                  " (" + fixed(100 * ticket / ticket_rate(w, 1), 0) +
+                      "% of its own 1-thread rate): a FIFO lock of PathLock's 1-thread cost that handed over as fast "
+                      "would keep " + fixed(100 * reachable, 0) + "%",
+                  reachable >= floor);
       }
     } else {
       // 0.6 x T in general; the 2-core machine is held to 1.6x.
@@ -230,15 +236,11 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
          " threads (target >= 4x): " +
          to_string(judge(mine / peer.rate, Bound::kAtLeast, 4, spread,
                          repetitions({{recommended, top}, {peer.key, top}}, w))));
-    // Where every pair conflicts, FIFO hands each acquisition to another
-    // thread, which no FIFO lock does faster than the bare ticket lock; the
-    // peers are not FIFO (a releaser may take its lock straight back).
-    const double ticket = rate(std::string(kTicketLock), w, top);
+    // (The peers are not FIFO: a releaser may take its lock straight back.)
+    const double ticket = ticket_rate(w, top);
     if (contention_of(w) == Contention::kAllConflict && top > 1 && ticket > 0) {
-      line("  - the cheapest FIFO handoff, a bare ticket lock, runs " + mops(ticket) + " M/s at " +
-           std::to_string(top) + " threads, " + fixed(ticket / peer.rate, 2) +
-           "x the peer: no FIFO lock gets further ahead of it, so the target is " +
-           (ticket / peer.rate >= 4 ? "within reach" : "beyond this machine") + " in this run");
+      yardstick(ticket, top, ", " + fixed(ticket / peer.rate, 2) + "x the peer: no FIFO lock gets further ahead of it",
+                ticket / peer.rate >= 4);
     }
   }
   const Figures* write = figure(recommended, Workload::kDisjoint, 1);
