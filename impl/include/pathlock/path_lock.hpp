@@ -610,6 +610,11 @@ class BasicPathLock {
   // slot, or counts the reader, if the word admits the ask now (an
   // exclusive gate's step does neither).
   [[gnu::always_inline]] inline bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept;
+  // The same, told the way: kWord if the step's mode conflicts with itself
+  // (it takes the word), else kSlot (it reads, by slot or count as the
+  // gate says). A memoized step knows it from its entry.
+  [[gnu::always_inline]] inline bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor,
+                                                 FastVia way) noexcept;
   // The gate of `key` through the lock-wide index, if the record there
   // holds `key` in the generation read and its gate admits `mode` (not yet
   // a hold: ask_fast publishes a slot, settle_fast re-reads the word).
@@ -656,18 +661,24 @@ class BasicPathLock {
   // one): take_memoized_plan builds each in registers.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
   template <typename AskAt>
-  [[gnu::always_inline]] inline std::size_t settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard) noexcept;
+  // `room`: where the guard's next n holds go, if they fit its inline room
+  // (written there, its count raised once: a hold's mode is a byte, which
+  // may alias the count, re-read at each push); nullptr: pushed.
+  [[gnu::always_inline]] inline std::size_t settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard,
+                                                        typename Guard::Held* room) noexcept;
   // A fast step granted (its slot set, or its gate's word taken): told,
   // recorded in the guard, and the gate marked used (CLOCK's reference
   // bit). Within the room the caller reserved in the guard.
+  // CLOCK's reference bit of a gate a fast step was granted through.
+  [[gnu::always_inline]] static inline void mark_used(GateRecord* gate) noexcept;
   [[gnu::always_inline]] static inline void hold_fast(Guard& guard, FastVia via, Atomic<std::uintptr_t>* slot,
                                                       GateRecord* gate, impl::ModeId mode,
                                                       std::string_view key) noexcept;
-  // After clearing slots (or counts): fences once, then drains each of
-  // their gates that is closed (record_at(i), i < n: a cleared slot's or
-  // count's gate record, or nullptr to skip).
-  template <typename RecordAt>
-  void drain_closed_gates(std::size_t n, RecordAt&& record_at) noexcept;
+  // After clearing slots (or counts): fences once, then drains each gate
+  // that for_each_gate(drain) passes to drain(record) (a cleared slot's or
+  // count's gate) if it is closed.
+  template <typename ForEachGate>
+  [[gnu::always_inline]] inline void drain_closed_gates(ForEachGate&& for_each_gate) noexcept;
   // Whether a target's slow step (its gate open already) may take this
   // thread's gate cache entry: yes where the entry is free or already its
   // own, or where the target asks for it twice in a row (a hot leaf); a
@@ -819,6 +830,14 @@ class BasicPathLock<P>::Guard {
   }
   Held& next_held_on_heap();
   const Held& held(std::size_t i) const noexcept { return i < kInline ? inline_.at[i] : heap_[i - kInline]; }
+  // Where the next n holds go if they fit inline; nullptr if not.
+  Held* inline_room(std::size_t n) noexcept { return count_ + n <= kInline ? inline_.at + count_ : nullptr; }
+  // fn(hold) for each hold, the last first.
+  template <typename Fn>
+  [[gnu::always_inline]] void for_each_held_backwards(Fn&& fn) const {
+    for (std::size_t i = heap_.size(); i > 0; --i) fn(heap_[i - 1]);
+    for (const Held* h = inline_.at + std::min(count_, kInline); h != inline_.at;) fn(*--h);
+  }
 
   BasicPathLock* lock_ = nullptr;
   impl::TaskId id_ = 0;

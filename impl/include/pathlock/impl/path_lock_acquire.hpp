@@ -324,28 +324,30 @@ void BasicPathLock<P>::Guard::release() noexcept {
     const HoldResumes hold;  // handlers granted here run once this guard is released
     // Fast holds: their slots and counts cleared as we go, then one fence
     // and each gate looked at (drained if closed meanwhile) at the end.
-    std::size_t fast = 0;
-    for (std::size_t i = count_; i > 0; --i) {
-      const Held& h = held(i - 1);
+    bool cleared = false;
+    for_each_held_backwards([&](const Held& h) __attribute__((always_inline)) {
       if (h.gate != nullptr) {
         impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
         if (h.via == FastVia::kWord) {
           lock_->release_exclusive(h.gate, h.mode);
         } else {
           leave_reader(h.via, h.slot, h.gate, h.mode);
-          ++fast;
+          cleared = true;
         }
       } else {
         lock_->release_node(h.node, h.mode, id_);
       }
-    }
-    if (fast != 0) {
-      lock_->drain_closed_gates(count_, [this](std::size_t i) {
-        const Held& h = held(i);
-        return h.gate != nullptr && h.via != FastVia::kWord ? h.gate : nullptr;  // a slot's or count's gate
+    });
+    if (cleared) {
+      lock_->drain_closed_gates([&](auto&& drain) __attribute__((always_inline)) {
+        for_each_held_backwards([&](const Held& h) __attribute__((always_inline)) {
+          if (h.gate != nullptr && h.via != FastVia::kWord) drain(h.gate);  // a slot's or count's gate
+        });
       });
     }
     if (lock_->options_.unsafe_nesting != UnsafeNesting::kIgnore) lock_->forget_held(id_);
+    // Cleared before the handlers held back above run: one may assign to
+    // this guard.
     count_ = 0;
     heap_.clear();
     status_ = AcquireStatus::kReleased;

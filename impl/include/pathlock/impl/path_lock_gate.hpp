@@ -245,9 +245,8 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
 // it were taken, by this prefix or by other guards of the thread).
 template <typename P>
 struct BasicPathLock<P>::SlotCursor {
-  static constexpr std::size_t kUnknown = ~std::size_t{0};
-  std::size_t block = kUnknown;
-  std::size_t next = 0;
+  Atomic<std::uintptr_t>* slots = nullptr;  // the block's first slot; nullptr: not yet found (Gates::find_block)
+  std::size_t next = 0;                     // kSlotsPerBlock once none is left (or the thread has no block)
 };
 
 // A thread's place in a gate's queue (queue_at_gate), by its block
@@ -445,20 +444,17 @@ struct BasicPathLock<P>::Gates {
   // not in the freeing store's release sequence, as a CAS was).
   [[gnu::always_inline]] Atomic<std::uintptr_t>* publish(const GateRecord* g, impl::ModeId m,
                                                           SlotCursor& at) noexcept {
-    if (at.block == SlotCursor::kUnknown) {
-      at.block = P::thread_slot();
-      if (at.block < kBlocks && blocks_in_use.load(std::memory_order_relaxed) <= at.block) {
-        std::size_t seen = blocks_in_use.load(std::memory_order_seq_cst);
-        while (seen <= at.block && !blocks_in_use.compare_exchange_weak(seen, at.block + 1, std::memory_order_seq_cst)) {
-        }
+    if (at.slots == nullptr) [[unlikely]] {
+      at.slots = find_block();
+      if (at.slots == nullptr) {
+        at.slots = blocks[0].slots.data();  // never read: nothing is left
+        at.next = kSlotsPerBlock;
       }
     }
-    if (at.block >= kBlocks) return nullptr;
-    auto& slots = blocks[at.block].slots;
     for (; at.next < kSlotsPerBlock; ++at.next) {
       // Another thread may clear a slot of this block (a guard moved there
       // and released), never set one: a free slot stays free until we set it.
-      Atomic<std::uintptr_t>& slot = slots[at.next];
+      Atomic<std::uintptr_t>& slot = at.slots[at.next];
       if (slot.load(std::memory_order_acquire) == 0) {
         slot.store(slot_value(g, m), std::memory_order_release);
         ++at.next;
@@ -466,6 +462,18 @@ struct BasicPathLock<P>::Gates {
       }
     }
     return nullptr;
+  }
+  // The calling thread's block (its first slot), found once per fast
+  // prefix; nullptr if the thread has none.
+  [[gnu::noinline]] Atomic<std::uintptr_t>* find_block() noexcept {
+    const std::size_t block = P::thread_slot();
+    if (block >= kBlocks) return nullptr;
+    if (blocks_in_use.load(std::memory_order_relaxed) <= block) {
+      std::size_t seen = blocks_in_use.load(std::memory_order_seq_cst);
+      while (seen <= block && !blocks_in_use.compare_exchange_weak(seen, block + 1, std::memory_order_seq_cst)) {
+      }
+    }
+    return blocks[block].slots.data();
   }
 };
 
@@ -577,9 +585,14 @@ bool BasicPathLock<P>::look_up_gate(std::string_view key, std::uint64_t hash, im
 
 template <typename P>
 inline bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept {
+  return publish_ask(ask, task, cursor, gates_->exclusive(1U << ask.mode.index) ? FastVia::kWord : FastVia::kSlot);
+}
+
+template <typename P>
+inline bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor, FastVia way) noexcept {
   // A look first, so a closed (or taken) gate costs no store.
   const std::uint64_t word = ask.record->word.load(std::memory_order_relaxed);
-  if (gates_->exclusive(1U << ask.mode.index)) {
+  if (way == FastVia::kWord) {
     // settle_fast takes the word: of an exclusive gate, or of a shared one
     // with no slow holder.
     if (!takeable(ask, word)) return false;
@@ -607,7 +620,7 @@ bool BasicPathLock<P>::count_reader(GateRecord* g, impl::ModeId mode) noexcept {
   const std::uint64_t before = g->counts.fetch_add(Gates::count_unit(mode), std::memory_order_seq_cst);
   if (Gates::count_of(before, mode.index) >= Gates::kCountLimit) {
     leave_reader(FastVia::kCount, nullptr, g, mode);
-    drain_closed_gates(1, [g](std::size_t) { return g; });  // a closer may have counted us
+    drain_closed_gates([g](auto&& drain) { drain(g); });  // a closer may have counted us
     return false;
   }
   // Another reader in: the count's line moves between them, which slots
@@ -896,13 +909,19 @@ inline void BasicPathLock<P>::hold_fast(Guard& guard, FastVia via, Atomic<std::u
                                         impl::ModeId mode, std::string_view key) noexcept {
   impl::observe<P>(impl::LockEvent::kGranted, key, guard.id_, mode);
   guard.push_fast(via, slot, gate, mode);
+  mark_used(gate);
+}
+
+template <typename P>
+inline void BasicPathLock<P>::mark_used(GateRecord* gate) noexcept {
   // Written once per eviction pass, not per grant: a look first.
   if (!gate->used_fast.load(std::memory_order_relaxed)) gate->used_fast.store(true, std::memory_order_relaxed);
 }
 
 template <typename P>
 template <typename AskAt>
-std::size_t BasicPathLock<P>::settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard) noexcept {
+std::size_t BasicPathLock<P>::settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard,
+                                         typename Guard::Held* room) noexcept {
   if (n == 0) return 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);  // every slot set above, before any word is read
   std::size_t granted = 0;
@@ -916,9 +935,20 @@ std::size_t BasicPathLock<P>::settle_fast(std::size_t n, AskAt&& ask_at, Guard& 
                           : admits(a, a.record->word.load(std::memory_order_seq_cst)) &&
                                 Gates::readers_counted(a.record) == (a.via == FastVia::kCount);
     if (!held) break;
+    impl::observe<P>(impl::LockEvent::kGranted, a.key, guard.id_, a.mode);
+    if (room != nullptr) {
+      typename Guard::Held& h = room[granted];
+      h.slot = a.slot;
+      h.gate = a.record;
+      h.mode = a.mode;
+      h.via = a.via;
+    } else {
+      guard.push_fast(a.via, a.slot, a.record, a.mode);
+    }
+    mark_used(a.record);
     ++granted;
-    hold_fast(guard, a.via, a.slot, a.record, a.mode, a.key);
   }
+  if (room != nullptr) guard.count_ += granted;
   // The first gate that closed meanwhile, and every step after it (taken
   // out of order otherwise), are withdrawn: the caller takes them slowly.
   // (An exclusive step holds nothing until its compare-exchange succeeds.)
@@ -928,28 +958,31 @@ std::size_t BasicPathLock<P>::settle_fast(std::size_t n, AskAt&& ask_at, Guard& 
     impl::observe<P>(impl::LockEvent::kWithdrawn, a.key, guard.id_, a.mode);
     leave_reader(a.via, a.slot, a.record, a.mode);
   }
-  drain_closed_gates(n - granted, [&](std::size_t i) {
-    decltype(auto) a = ask_at(granted + i);
-    return a.via != FastVia::kWord ? a.record : nullptr;
-  });
+  if (granted < n) {
+    drain_closed_gates([&](auto&& drain) {
+      for (std::size_t i = granted; i < n; ++i) {
+        decltype(auto) a = ask_at(i);
+        if (a.via != FastVia::kWord) drain(a.record);
+      }
+    });
+  }
   return granted;
 }
 
 template <typename P>
 std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept {
-  return settle_fast(asked.size(), [asked](std::size_t i) -> const FastAsk& { return asked[i]; }, guard);
+  return settle_fast(asked.size(), [asked](std::size_t i) -> const FastAsk& { return asked[i]; }, guard,
+                     guard.inline_room(asked.size()));
 }
 
 template <typename P>
-template <typename RecordAt>
-void BasicPathLock<P>::drain_closed_gates(std::size_t n, RecordAt&& record_at) noexcept {
-  if (n == 0) return;
+template <typename ForEachGate>
+void BasicPathLock<P>::drain_closed_gates(ForEachGate&& for_each_gate) noexcept {
   std::atomic_thread_fence(std::memory_order_seq_cst);  // the slots cleared, before any word is read
   // A closer may have counted a cleared slot: the last one out drains.
-  for (std::size_t i = 0; i < n; ++i) {
-    GateRecord* g = record_at(i);
-    if (g != nullptr && Gates::admitted(g->word.load(std::memory_order_seq_cst)) == 0) drain_gate(g);
-  }
+  for_each_gate([this](GateRecord* g) __attribute__((always_inline)) {
+    if (Gates::admitted(g->word.load(std::memory_order_seq_cst)) == 0) drain_gate(g);
+  });
 }
 
 template <typename P>

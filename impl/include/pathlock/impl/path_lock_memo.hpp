@@ -147,32 +147,34 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   // array of asks cost several stores a step, read back whole with a
   // store-forwarding stall. (The lambdas, and every call an ask is passed
   // to, are inlined: an ask returned or passed through memory is stored.)
+  // Each step's way (the word, or a reader's) is the entry's, not looked
+  // up again.
   const auto memoized_ask = [&](std::size_t i) __attribute__((always_inline)) {
     const typename PlanMemoEntry::Step& s = entry.step[i];
     return FastAsk{nullptr, s.record, s.generation, s.mode, path.substr(0, s.length)};
   };
+  const std::uint32_t worded = entry.word_steps;  // bit i: step i takes its gate's word (its mode is exclusive)
   Atomic<std::uintptr_t>* slots[PlanMemoEntry::kSteps];  // step i's slot, if it set one
   std::uint32_t sets[PlanMemoEntry::kSteps];             // the set admitted by the word step i takes, if it does
-  std::uint16_t worded = 0;                              // bit i: step i takes its gate's word (FastVia::kWord)
-  std::uint16_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
+  std::uint32_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
   SlotCursor cursor;
   // A step that takes its gate's word (an exclusive one) finds it, under
   // contention, last written by another core: the line is fetched while the
   // steps before it are asked, not after.
-  for (std::uint32_t m = entry.word_steps; m != 0; m &= m - 1) {
+  for (std::uint32_t m = worded; m != 0; m &= m - 1) {
     __builtin_prefetch(&entry.step[std::countr_zero(m)].record->word, 1);
   }
+  const std::size_t steps = entry.steps;
   std::size_t n = 0;
-  for (; n < entry.steps; ++n) {
+  for (; n < steps; ++n) {
     FastAsk ask = memoized_ask(n);
-    if (!publish_ask(ask, guard.id_, cursor)) break;
-    if (ask.via == FastVia::kWord) {
-      worded = static_cast<std::uint16_t>(worded | 1U << n);
+    const bool takes_word = ((worded >> n) & 1U) != 0;
+    if (!publish_ask(ask, guard.id_, cursor, takes_word ? FastVia::kWord : FastVia::kSlot)) break;
+    if (takes_word) {
       sets[n] = ask.set;
-    } else if (ask.via == FastVia::kCount) {
-      counted = static_cast<std::uint16_t>(counted | 1U << n);
     } else {
-      slots[n] = ask.slot;
+      slots[n] = ask.slot;  // nullptr if counted
+      counted |= static_cast<std::uint32_t>(ask.via == FastVia::kCount) << n;
     }
   }
   // (i < n: each step asked, and its slot or set is written above.)
@@ -188,7 +190,8 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     }
     return ask;
   };
-  return settle_fast(n, asked, guard);
+  assert(guard.count_ == 0);  // a hit starts its acquire: its holds fit the guard's inline room
+  return settle_fast(n, asked, guard, guard.inline_.at);
 }
 
 template <typename P>
