@@ -544,7 +544,7 @@ class BasicPathLock {
 
   void release_node(Node* node, impl::ModeId mode, impl::TaskId id);
   // GATES (impl/path_lock_gate.hpp). take_fast_prefix: the longest prefix
-  // of `steps` this thread takes fast (pushed on the guard): each step's
+  // of `steps` this thread takes fast (recorded in the guard): each step's
   // slot set, one fence, each gate re-read in order; the first that no
   // longer admits its step, and the steps after it, are withdrawn. Returns
   // how many steps are held. try_fast: the same for one step.
@@ -609,10 +609,8 @@ class BasicPathLock {
   // The end of ask_fast, for a gate known by (record, generation): sets the
   // slot, or counts the reader, if the word admits the ask now (an
   // exclusive gate's step does neither).
-  [[gnu::always_inline]] inline bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept;
-  // The same, told the way: kWord if the step's mode conflicts with itself
-  // (it takes the word), else kSlot (it reads, by slot or count as the
-  // gate says). A memoized step knows it from its entry.
+  // `way`: kWord if the step's mode conflicts with itself (it takes the
+  // word), else kSlot (it reads, by slot or count as the gate says).
   [[gnu::always_inline]] inline bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor,
                                                  FastVia way) noexcept;
   // The gate of `key` through the lock-wide index, if the record there
@@ -660,20 +658,19 @@ class BasicPathLock {
   // The template reads ask i as ask_at(i) (a FastAsk, or a reference to
   // one): take_memoized_plan builds each in registers.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
-  template <typename AskAt>
   // `room`: where the guard's next n holds go, if they fit its inline room
   // (written there, its count raised once: a hold's mode is a byte, which
   // may alias the count, re-read at each push); nullptr: pushed.
+  template <typename AskAt>
   [[gnu::always_inline]] inline std::size_t settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard,
                                                         typename Guard::Held* room) noexcept;
   // A fast step granted (its slot set, or its gate's word taken): told,
-  // recorded in the guard, and the gate marked used (CLOCK's reference
-  // bit). Within the room the caller reserved in the guard.
-  // CLOCK's reference bit of a gate a fast step was granted through.
-  [[gnu::always_inline]] static inline void mark_used(GateRecord* gate) noexcept;
-  [[gnu::always_inline]] static inline void hold_fast(Guard& guard, FastVia via, Atomic<std::uintptr_t>* slot,
-                                                      GateRecord* gate, impl::ModeId mode,
-                                                      std::string_view key) noexcept;
+  // recorded in the guard (at `at`, a place of its inline room whose count
+  // the caller raises, or pushed if nullptr, within the room the caller
+  // reserved), and the gate marked used (CLOCK's reference bit).
+  [[gnu::always_inline]] static inline void hold_fast(Guard& guard, typename Guard::Held* at, FastVia via,
+                                                      Atomic<std::uintptr_t>* slot, GateRecord* gate,
+                                                      impl::ModeId mode, std::string_view key) noexcept;
   // After clearing slots (or counts): fences once, then drains each gate
   // that for_each_gate(drain) passes to drain(record) (a cleared slot's or
   // count's gate) if it is closed.
@@ -818,10 +815,6 @@ class BasicPathLock<P>::Guard {
     FastVia via;  // gate != nullptr: how it is held
   };
   void push(Node* node, impl::ModeId mode);
-  // Inlined: it is on every fast grant, and a second caller (queue_at_gate)
-  // would otherwise make it a call there.
-  [[gnu::always_inline]] inline void push_fast(FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* gate,
-                                               impl::ModeId mode);
   // The next hold's place, filled in by the caller field by field (a Held
   // built on the stack and copied in stalls on store forwarding).
   [[gnu::always_inline]] Held& next_held() {

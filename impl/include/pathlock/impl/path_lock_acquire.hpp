@@ -302,16 +302,6 @@ void BasicPathLock<P>::Guard::push(Node* n, impl::ModeId mode) {
 }
 
 template <typename P>
-inline void BasicPathLock<P>::Guard::push_fast(FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* gate,
-                                                impl::ModeId mode) {
-  Held& h = next_held();
-  h.slot = slot;
-  h.gate = gate;
-  h.mode = mode;
-  h.via = via;
-}
-
-template <typename P>
 [[gnu::noinline]] typename BasicPathLock<P>::Guard::Held& BasicPathLock<P>::Guard::next_held_on_heap() {
   Held& h = heap_.emplace_back();  // within the room reserved before the first step
   ++count_;

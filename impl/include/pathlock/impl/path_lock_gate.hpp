@@ -245,8 +245,11 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
 // it were taken, by this prefix or by other guards of the thread).
 template <typename P>
 struct BasicPathLock<P>::SlotCursor {
-  Atomic<std::uintptr_t>* slots = nullptr;  // the block's first slot; nullptr: not yet found (Gates::find_block)
-  std::size_t next = 0;                     // kSlotsPerBlock once none is left (or the thread has no block)
+  // The block's first slot; nullptr: not yet found (Gates::find_block). A
+  // thread with no block gets block 0's, never read: next is then
+  // kSlotsPerBlock.
+  Atomic<std::uintptr_t>* slots = nullptr;
+  std::size_t next = 0;  // kSlotsPerBlock once none is left
 };
 
 // A thread's place in a gate's queue (queue_at_gate), by its block
@@ -558,7 +561,8 @@ void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, G
 template <typename P>
 bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task,
                                 FastAsk& ask, SlotCursor& cursor) noexcept {
-  return look_up_gate(key, hash, mode, ask) && publish_ask(ask, task, cursor);
+  return look_up_gate(key, hash, mode, ask) &&
+         publish_ask(ask, task, cursor, gates_->exclusive(1U << mode.index) ? FastVia::kWord : FastVia::kSlot);
 }
 
 template <typename P>
@@ -581,11 +585,6 @@ bool BasicPathLock<P>::look_up_gate(std::string_view key, std::uint64_t hash, im
     return false;
   }
   return true;
-}
-
-template <typename P>
-inline bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept {
-  return publish_ask(ask, task, cursor, gates_->exclusive(1U << ask.mode.index) ? FastVia::kWord : FastVia::kSlot);
 }
 
 template <typename P>
@@ -900,20 +899,20 @@ template <typename P>
       break;
     }
   }
-  hold_fast(guard, FastVia::kWord, nullptr, g, step.mode, step.lock);
+  hold_fast(guard, nullptr, FastVia::kWord, nullptr, g, step.mode, step.lock);
   return GateQueue::kGranted;
 }
 
 template <typename P>
-inline void BasicPathLock<P>::hold_fast(Guard& guard, FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* gate,
-                                        impl::ModeId mode, std::string_view key) noexcept {
+inline void BasicPathLock<P>::hold_fast(Guard& guard, typename Guard::Held* at, FastVia via,
+                                        Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode,
+                                        std::string_view key) noexcept {
   impl::observe<P>(impl::LockEvent::kGranted, key, guard.id_, mode);
-  guard.push_fast(via, slot, gate, mode);
-  mark_used(gate);
-}
-
-template <typename P>
-inline void BasicPathLock<P>::mark_used(GateRecord* gate) noexcept {
+  typename Guard::Held& h = at != nullptr ? *at : guard.next_held();
+  h.slot = slot;
+  h.gate = gate;
+  h.mode = mode;
+  h.via = via;
   // Written once per eviction pass, not per grant: a look first.
   if (!gate->used_fast.load(std::memory_order_relaxed)) gate->used_fast.store(true, std::memory_order_relaxed);
 }
@@ -935,17 +934,7 @@ std::size_t BasicPathLock<P>::settle_fast(std::size_t n, AskAt&& ask_at, Guard& 
                           : admits(a, a.record->word.load(std::memory_order_seq_cst)) &&
                                 Gates::readers_counted(a.record) == (a.via == FastVia::kCount);
     if (!held) break;
-    impl::observe<P>(impl::LockEvent::kGranted, a.key, guard.id_, a.mode);
-    if (room != nullptr) {
-      typename Guard::Held& h = room[granted];
-      h.slot = a.slot;
-      h.gate = a.record;
-      h.mode = a.mode;
-      h.via = a.via;
-    } else {
-      guard.push_fast(a.via, a.slot, a.record, a.mode);
-    }
-    mark_used(a.record);
+    hold_fast(guard, room != nullptr ? room + granted : nullptr, a.via, a.slot, a.record, a.mode, a.key);
     ++granted;
   }
   if (room != nullptr) guard.count_ += granted;

@@ -153,10 +153,11 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     const typename PlanMemoEntry::Step& s = entry.step[i];
     return FastAsk{nullptr, s.record, s.generation, s.mode, path.substr(0, s.length)};
   };
-  const std::uint32_t worded = entry.word_steps;  // bit i: step i takes its gate's word (its mode is exclusive)
+  // Bit i: step i takes its gate's word (its mode conflicts with itself).
+  const std::uint16_t worded = entry.word_steps;
   Atomic<std::uintptr_t>* slots[PlanMemoEntry::kSteps];  // step i's slot, if it set one
   std::uint32_t sets[PlanMemoEntry::kSteps];             // the set admitted by the word step i takes, if it does
-  std::uint32_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
+  std::uint16_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
   SlotCursor cursor;
   // A step that takes its gate's word (an exclusive one) finds it, under
   // contention, last written by another core: the line is fetched while the
@@ -174,7 +175,7 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
       sets[n] = ask.set;
     } else {
       slots[n] = ask.slot;  // nullptr if counted
-      counted |= static_cast<std::uint32_t>(ask.via == FastVia::kCount) << n;
+      if (ask.via == FastVia::kCount) counted = static_cast<std::uint16_t>(counted | 1U << n);
     }
   }
   // (i < n: each step asked, and its slot or set is written above.)
@@ -190,7 +191,8 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     }
     return ask;
   };
-  assert(guard.count_ == 0);  // a hit starts its acquire: its holds fit the guard's inline room
+  static_assert(PlanMemoEntry::kSteps <= Guard::kInline, "a memoized plan's holds fit a guard's inline room");
+  assert(guard.count_ == 0);  // a hit starts its acquire
   return settle_fast(n, asked, guard, guard.inline_.at);
 }
 
