@@ -822,7 +822,6 @@ class BasicPathLock<P>::Guard {
     return next_held_on_heap();
   }
   Held& next_held_on_heap();
-  const Held& held(std::size_t i) const noexcept { return i < kInline ? inline_.at[i] : heap_[i - kInline]; }
   // Where the next n holds go if they fit inline; nullptr if not.
   Held* inline_room(std::size_t n) noexcept { return count_ + n <= kInline ? inline_.at + count_ : nullptr; }
   // fn(hold) for each hold, the last first.
