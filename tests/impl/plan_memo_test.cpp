@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "pathlock/impl/path_hash.hpp"
+#include "pathlock/impl/thread_slots.hpp"
 #include "pathlock/path_lock.hpp"
 #include "support/fresh_thread.hpp"
 #include "support/path_lock_test_peer.hpp"
@@ -26,6 +27,15 @@ using testing_support::on_fresh_thread;
 using testing_support::tried_elsewhere;
 
 model::Path P(std::string_view text) { return model::Path::parse(text); }
+
+// Takes `request` twice on the calling thread (the first acquire opens its
+// gates, the second takes them fast), then returns how many steps its memo
+// holds for it.
+std::size_t taken_twice(PathLock& lock, const model::Request& request) {
+  { auto g = lock.acquire(request); }
+  { auto g = lock.acquire(request); }
+  return PathLockTestPeer::memoized_steps(lock, request);
+}
 
 TEST(PlanMemo, AWriteTakenWhollyFastIsMemoizedAndStillExcludes) {
   PathLock lock(impl::path_rwa_joined_scheme());
@@ -97,9 +107,7 @@ TEST(PlanMemo, AHitWhoseGateClosedTakesTheRestSlowlyInOrder) {
   PathLock lock(impl::path_rwa_joined_scheme());
   const model::Request write = model::write(P("/a/b")).request();
   on_fresh_thread([&] {
-    { auto g = lock.acquire(write); }
-    { auto g = lock.acquire(write); }
-    ASSERT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+    ASSERT_EQ(taken_twice(lock, write), 3U);
     {
       // A reader of /a closes the folder's gate: the memo's second step is refused.
       auto reader = lock.acquire(model::read(P("/a")).request());
@@ -117,6 +125,69 @@ TEST(PlanMemo, AHitWhoseGateClosedTakesTheRestSlowlyInOrder) {
     EXPECT_EQ(g.lock_count(), 3U);
     EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
   });
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+TEST(PlanMemo, AWriteWhoseGateReopenedForReadsIsMemoizedAnew) {
+  // The memo's take of /a/b expects the word of its exclusive gate; a read
+  // of /a/b reopens it as a shared set (which a write takes too). The
+  // refused hit drops the entry, so the next write memoizes the new word:
+  // kept, it would refuse every write while the gate stays shared.
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const model::Request write = model::write(P("/a/b")).request();
+  on_fresh_thread([&] {
+    ASSERT_EQ(taken_twice(lock, write), 3U);
+    { auto g = lock.acquire(model::read(P("/a/b")).request()); }  // slow: the gate reopens for reads
+    {
+      auto g = lock.acquire(write);  // refused at /a/b's word, taken slowly there
+      ASSERT_EQ(g.lock_count(), 3U);
+      EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
+    }
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);
+    { auto g = lock.acquire(write); }  // wholly fast, the word of the shared set taken: memoized
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+    auto g = lock.acquire(write);  // from the memo
+    ASSERT_EQ(g.lock_count(), 3U);
+    EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+  });
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+// A thread_local made after the thread's memo and before its number is
+// claimed is destroyed after the number is given back and before the
+// memo: a hit in its destructor must not set slots in the old number's
+// block (the block the memo found), which a new thread may hold by then;
+// the thread has another number now, with no block.
+struct AcquiresAtExit {
+  PathLock* lock = nullptr;
+  const model::Request* request = nullptr;
+  std::size_t old_block = 0;
+  std::size_t* memoized = nullptr;
+  std::size_t* set_in_old_block = nullptr;
+  ~AcquiresAtExit() {
+    if (lock == nullptr) return;
+    *memoized = PathLockTestPeer::memoized_steps(*lock, *request);
+    auto g = lock->try_acquire(*request);
+    *set_in_old_block = PathLockTestPeer::set_slots(*lock, old_block);
+  }
+};
+
+TEST(PlanMemo, AHitAfterTheThreadsNumberIsGivenBackSetsNoSlotOfItsOldBlock) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const model::Request write = model::write(P("/a/b")).request();
+  std::size_t memoized = 0;
+  std::size_t set_in_old_block = 0;
+  on_fresh_thread([&] {
+    PathLockTestPeer::make_plan_memo();
+    ASSERT_EQ(impl::t_thread_slot_plus_one, 0U) << "the premise: no number claimed yet";
+    thread_local AcquiresAtExit at_exit;
+    ASSERT_EQ(taken_twice(lock, write), 3U);  // claims the number, whose block the memo keeps
+    at_exit = {&lock, &write, impl::this_thread_slot(), &memoized, &set_in_old_block};
+    ASSERT_LT(at_exit.old_block, PathLockTestPeer::gate_blocks());
+  });
+  EXPECT_EQ(memoized, 3U) << "the premise: the destructor ran with the memo alive";
+  EXPECT_EQ(set_in_old_block, 0U) << "a slot of the number given back was set";
   EXPECT_EQ(lock.check_invariants(), "");
 }
 
@@ -142,9 +213,7 @@ TEST(PlanMemo, AnEntryEvictedUnderTheMemoIsDroppedAndMemoizedAnew) {
   PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 1, .max_idle_locks_per_shard = 4});
   const model::Request write = model::write(P("/a/b")).request();
   on_fresh_thread([&] {
-    { auto g = lock.acquire(write); }
-    { auto g = lock.acquire(write); }
-    ASSERT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+    ASSERT_EQ(taken_twice(lock, write), 3U);
     for (int i = 0; i < 8; ++i) {
       auto g = lock.acquire(model::write(P("/z" + std::to_string(i))).request());
     }
@@ -154,9 +223,7 @@ TEST(PlanMemo, AnEntryEvictedUnderTheMemoIsDroppedAndMemoizedAnew) {
       EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
     }
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);
-    { auto g = lock.acquire(write); }
-    { auto g = lock.acquire(write); }
-    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+    EXPECT_EQ(taken_twice(lock, write), 3U);
   });
   EXPECT_EQ(lock.check_invariants(), "");
 }

@@ -109,6 +109,15 @@ struct PathLockTestPeer {
     auto& slot = gates.blocks[b].slots.back();
     slot.store(what == Slot::kSet ? Lock::Gates::slot_value(node(lock, path)->gate, mode) : 0);
   }
+  static constexpr std::size_t gate_blocks() { return Lock::Gates::kBlocks; }
+  // Makes the calling thread's plan memo now, if it has none.
+  static void make_plan_memo() { Lock::plan_memo(Lock::GateCacheUse::kMakeIfMissing); }
+  // How many slots of block `block` (a thread number's) are set.
+  static std::size_t set_slots(const Lock& lock, std::size_t block) {
+    std::size_t n = 0;
+    for (const auto& slot : lock.gates_->blocks.at(block).slots) if (slot.load() != 0) ++n;
+    return n;
+  }
   // Whether the calling thread's gate cache knows `path`'s gate in `lock`.
   static bool gate_cached(const Lock& lock, std::string_view path) {
     const Lock::GateCacheEntry* cache = Lock::gate_cache(Lock::GateCacheUse::kLookOnly);

@@ -253,9 +253,11 @@
 //
 // PLAN MEMO. Each thread remembers, per lock, the last one-path requests
 // (a read, or a write or delete, of a path of at most 80 bytes) that it
-// took wholly fast: for each step of the plan, the gate record and
-// generation it went through, its mode, and its lock (a prefix of the
-// path). The next acquire of the same request (found by the request's
+// took wholly fast: for each step of the plan, the gate record it went
+// through and the word it needs there (a reader's: open in the record's
+// generation, admitting its mode, untaken; a take's: the whole word its
+// compare-exchange replaces), its mode, and its lock (a prefix of the
+// path); and the thread's slot block. The next acquire of the same request (found by the request's
 // shape and path text, compared whole) sets each step's slot straight from
 // the memo, with no planning, no hashing of the prefixes and no gate cache
 // look-ups; then the one fence, and each word re-read, as for any fast
@@ -264,11 +266,11 @@
 // the record starts a new generation, and a gate that refuses (closed,
 // taken, or of another generation) ends the fast prefix there: the acquire
 // plans the request and takes the rest slowly, in plan order. If that gate
-// is of a new generation (its entry was evicted), the memo's entry is
-// dropped, and the next wholly fast acquire memoizes the gates as they are
+// is of a new generation (its entry was evicted), or open with another set
+// than the one a take expects, the memo's entry is dropped, and the next wholly fast acquire memoizes the gates as they are
 // then; a gate closed or taken (contention, which passes) leaves it. A
 // plan with a step taken slowly is never memoized. 64 entries per
-// thread (about 30 KiB), direct-mapped by a hash of the path, shared by
+// thread (about 40 KiB), direct-mapped by a hash of the path, shared by
 // every lock of the platform (keyed by the lock's uid); a request takes
 // another's entry only the second time in a row it is refused it, so that
 // requests spread over thousands of paths do not rewrite the memo at every
@@ -576,7 +578,8 @@ class BasicPathLock {
   // The memo's plan, each step's slot set from the (gate, generation) it
   // remembers, then settle_fast.
   std::size_t take_memoized_plan(const PlanMemoEntry& entry, std::string_view path, Guard& guard) noexcept;
-  void memoize_plan(const MemoLookup& lookup, std::span<const FastAsk> granted) noexcept;
+  // `cursor`: where the prefix set its slots (its block is memoized).
+  void memoize_plan(const MemoLookup& lookup, std::span<const FastAsk> granted, const SlotCursor& cursor) noexcept;
   static PlanMemoEntry* plan_memo(GateCacheUse use) noexcept;
   // `memo`, if not null: the request's lookup (a miss), memoized if every step is granted.
   std::size_t take_fast_prefix(std::span<const impl::StepView> steps, Guard& guard,
@@ -606,9 +609,9 @@ class BasicPathLock {
   static void wait_in_gate_queue(GateRecord* g, GateQueuer& q, Ready&& ready) noexcept;
   void wake_queuer(GateQueuer& q) noexcept;
   void wake_gate_queue_head(GateRecord* g) noexcept;
-  // The end of ask_fast, for a gate known by (record, generation): sets the
-  // slot, or counts the reader, if the word admits the ask now (an
-  // exclusive gate's step does neither).
+  // The end of ask_fast, for a gate known by (record, expected word): sets
+  // the slot, or counts the reader, if the word admits the ask now (a step
+  // that takes the word does neither: its word is as it expects).
   // `way`: kWord if the step's mode conflicts with itself (it takes the
   // word), else kSlot (it reads, by slot or count as the gate says).
   [[gnu::always_inline]] inline bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor,
@@ -623,14 +626,16 @@ class BasicPathLock {
   // slot that names it (under its path's tag) is cleared.
   void index_gate(const Node* node) noexcept;
   void unindex_gate(const Node* node) noexcept;
-  // Whether `word` (open, untaken) still admits the ask in its generation.
+  // Whether `word` is as the ask needs it (FastAsk::expect under its mask):
+  // a reader's gate open in its generation, admitting it, untaken; a take's
+  // word unchanged.
   [[gnu::always_inline]] static inline bool admits(const FastAsk& ask, std::uint64_t word) noexcept;
   // Whether a step in a mode that conflicts with itself may take `word`:
   // open in the ask's generation, untaken, no slow holder, and either the
   // mode's exclusive gate or a shared set.
   [[gnu::always_inline]] inline bool takeable(const FastAsk& ask, std::uint64_t word) noexcept;
-  // A step that takes the word: compare-exchange from (open with ask.set,
-  // untaken, no slow holder) in the ask's generation; on a shared set, then
+  // A step that takes the word: compare-exchange from ask.expect (open with
+  // a set, untaken, no slow holder, nobody queued); on a shared set, then
   // no slot (or counted reader) of a conflicting mode, or it gives the word
   // back and withdraws. It also switches how the gate's readers hold it
   // (switch_readers). Inlined (take_memoized_plan says why); the shared
@@ -827,7 +832,7 @@ class BasicPathLock<P>::Guard {
   // fn(hold) for each hold, the last first.
   template <typename Fn>
   [[gnu::always_inline]] void for_each_held_backwards(Fn&& fn) const {
-    for (std::size_t i = heap_.size(); i > 0; --i) fn(heap_[i - 1]);
+    for (auto h = heap_.end(); h != heap_.begin();) fn(*--h);  // (no size: a division by sizeof(Held))
     for (const Held* h = inline_.at + std::min(count_, kInline); h != inline_.at;) fn(*--h);
   }
 

@@ -352,6 +352,17 @@ struct BasicPathLock<P>::Gates {
   static std::uint64_t open_word(std::uint64_t generation, std::uint32_t set) noexcept {
     return generation << kGenerationShift | set;
   }
+  // A reader (a step in a mode its gate admits) is admitted by a word whose
+  // bits under reader_mask(m) are reader_bits(generation, m): open in its
+  // generation with m admitted, nothing taken. One masked compare, made
+  // before its slot is set and again after the fence.
+  static constexpr std::uint64_t kGenerationMask = ~std::uint64_t{0} << kGenerationShift;
+  static std::uint64_t reader_mask(impl::ModeId m) noexcept {
+    return kGenerationMask | kTakenMask | std::uint64_t{1} << m.index;
+  }
+  static std::uint64_t reader_bits(std::uint64_t generation, impl::ModeId m) noexcept {
+    return generation << kGenerationShift | std::uint64_t{1} << m.index;
+  }
   // Modes that conflict with themselves: each has an exclusive gate, the
   // set of that one mode (impl::exclusive_gate_modes), and is taken through
   // the word of an open shared gate too.
@@ -502,11 +513,21 @@ template <typename P>
 struct BasicPathLock<P>::FastAsk {
   Atomic<std::uintptr_t>* slot = nullptr;  // nullptr: a step that takes the word
   GateRecord* record = nullptr;
-  std::uint64_t generation = 0;  // the record's, when this thread cached it
+  // The word it needs: its bits under `mask` equal `expect`. A reader's
+  // (Gates::reader_bits, reader_mask), in the generation this thread
+  // cached; a take's, the whole word its compare-exchange replaces (open
+  // with the set it saw, untaken, no slow holder, nobody queued).
+  std::uint64_t expect = 0;
+  std::uint64_t mask = 0;
   impl::ModeId mode{};
   std::string_view key;          // for observe() only
-  std::uint32_t set = 0;         // a step that takes the word: the set the gate admitted (publish_ask)
   FastVia via = FastVia::kSlot;  // how it asked (publish_ask)
+
+  static FastAsk reading(GateRecord* record, std::uint64_t generation, impl::ModeId mode,
+                         std::string_view key) noexcept {
+    return {nullptr, record, Gates::reader_bits(generation, mode), Gates::reader_mask(mode), mode, key};
+  }
+  std::uint64_t generation() const noexcept { return Gates::generation(expect); }
 };
 
 // Room for the asks of one fast prefix, not built: value-initialising all
@@ -561,8 +582,14 @@ void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, G
 template <typename P>
 bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task,
                                 FastAsk& ask, SlotCursor& cursor) noexcept {
-  return look_up_gate(key, hash, mode, ask) &&
-         publish_ask(ask, task, cursor, gates_->exclusive(1U << mode.index) ? FastVia::kWord : FastVia::kSlot);
+  if (!look_up_gate(key, hash, mode, ask)) return false;
+  if (!gates_->exclusive(1U << mode.index)) return publish_ask(ask, task, cursor, FastVia::kSlot);
+  // A take: of the word as it is now, if a take may replace it.
+  const std::uint64_t word = ask.record->word.load(std::memory_order_relaxed);
+  if (!takeable(ask, word)) return false;
+  ask.expect = word;
+  ask.mask = ~std::uint64_t{0};
+  return publish_ask(ask, task, cursor, FastVia::kWord);
 }
 
 template <typename P>
@@ -572,14 +599,14 @@ bool BasicPathLock<P>::look_up_gate(std::string_view key, std::uint64_t hash, im
   const GateCacheEntry* e = cache != nullptr ? &cache[impl::gate_cache_index(hash)] : nullptr;
   if (e != nullptr && e->lock_uid == uid_ && e->hash == hash && e->length == key.size() &&
       impl::same_bytes(e->key, key.data(), key.size())) {
-    std::construct_at(&ask, FastAsk{nullptr, e->record, e->generation, mode, key});
+    std::construct_at(&ask, FastAsk::reading(e->record, e->generation, mode, key));
   } else if (find_indexed_gate(key, hash, mode, ask)) {
     // It joins this thread's cache as a slow step's would (a folder at
     // once, a target by the cache's admission): the cache is the nearer
     // look, and no other path's gate can take its entry from it as an index
     // slot can be taken.
     if (((gates_->ancestor_modes >> mode.index) & 1U) != 0 || admit_target_to_gate_cache(hash)) {
-      remember_gate(key, hash, ask.record, ask.generation);
+      remember_gate(key, hash, ask.record, ask.generation());
     }
   } else {
     return false;
@@ -590,16 +617,13 @@ bool BasicPathLock<P>::look_up_gate(std::string_view key, std::uint64_t hash, im
 template <typename P>
 inline bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor, FastVia way) noexcept {
   // A look first, so a closed (or taken) gate costs no store.
-  const std::uint64_t word = ask.record->word.load(std::memory_order_relaxed);
+  if (!admits(ask, ask.record->word.load(std::memory_order_relaxed))) return false;
   if (way == FastVia::kWord) {
     // settle_fast takes the word: of an exclusive gate, or of a shared one
     // with no slow holder.
-    if (!takeable(ask, word)) return false;
-    ask.set = Gates::admitted(word);
     ask.via = FastVia::kWord;
     return true;
   }
-  if (!admits(ask, word)) return false;
   if (Gates::readers_counted(ask.record)) {
     if (!count_reader(ask.record, ask.mode)) return false;
     ask.via = FastVia::kCount;
@@ -683,7 +707,7 @@ bool BasicPathLock<P>::find_indexed_gate(std::string_view key, std::uint64_t has
     if (!gates_->serves(Gates::admitted(w), mode) || !g->key.spells(key)) continue;
     std::atomic_thread_fence(std::memory_order_acquire);
     if (Gates::generation(g->word.load(std::memory_order_relaxed)) != Gates::generation(w)) return false;
-    std::construct_at(&ask, FastAsk{nullptr, g, Gates::generation(w), mode, key});
+    std::construct_at(&ask, FastAsk::reading(g, Gates::generation(w), mode, key));
     return true;
   }
   return false;
@@ -734,13 +758,12 @@ void BasicPathLock<P>::unindex_gate(const Node* node) noexcept {
 
 template <typename P>
 inline bool BasicPathLock<P>::admits(const FastAsk& ask, std::uint64_t word) noexcept {
-  return Gates::generation(word) == ask.generation && ((Gates::admitted(word) >> ask.mode.index) & 1U) != 0 &&
-         Gates::taken(word) == 0;
+  return (word & ask.mask) == ask.expect;
 }
 
 template <typename P>
 inline bool BasicPathLock<P>::takeable(const FastAsk& ask, std::uint64_t word) noexcept {
-  return Gates::generation(word) == ask.generation && Gates::taken(word) == 0 &&
+  return Gates::generation(word) == ask.generation() && Gates::taken(word) == 0 &&
          (word & Gates::kSlowHolders) == 0 && Gates::queue_tail(word) == 0 &&
          gates_->serves(Gates::admitted(word), ask.mode);
 }
@@ -749,11 +772,12 @@ template <typename P>
 inline bool BasicPathLock<P>::take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept {
   impl::observe<P>(impl::LockEvent::kAsked, ask.key, task, ask.mode);  // the compare-exchange is the grant's moment
   const std::uint32_t mode = 1U << ask.mode.index;
-  std::uint64_t expected = Gates::open_word(ask.generation, ask.set);
+  std::uint64_t expected = ask.expect;
   if (ask.record->word.compare_exchange_strong(expected, expected | std::uint64_t{mode} << Gates::kTakenShift,
                                                std::memory_order_seq_cst)) {
-    if (ask.set == mode) return true;
-    return keep_shared_word(ask.record, ask.set, ask.mode, ask.key, task);
+    const std::uint32_t set = Gates::admitted(ask.expect);
+    if (set == mode) return true;
+    return keep_shared_word(ask.record, set, ask.mode, ask.key, task);
   }
   impl::observe<P>(impl::LockEvent::kWithdrawn, ask.key, task, ask.mode);
   return false;
@@ -845,7 +869,7 @@ template <typename P>
   std::uint32_t ahead = 0;  // the thread queued last before us (slot + 1)
   for (;;) {
     // Only the exclusive gate of this mode, open in the generation looked up.
-    if (Gates::generation(w) != ask.generation || Gates::admitted(w) != mode) return GateQueue::kNotQueued;
+    if (Gates::generation(w) != ask.generation() || Gates::admitted(w) != mode) return GateQueue::kNotQueued;
     if (Gates::taken(w) == 0 && Gates::queue_tail(w) == 0) {
       // Free, nobody queued: take it as a fast step does.
       impl::observe<P>(impl::LockEvent::kAsked, step.lock, guard.id_, step.mode);
@@ -998,7 +1022,7 @@ std::size_t BasicPathLock<P>::take_fast_prefix(std::span<const impl::StepView> s
     ++n;
   }
   const std::size_t granted = settle_fast(std::span<const FastAsk>(asked, n), guard);
-  if (memo != nullptr && granted == steps.size()) memoize_plan(*memo, std::span<const FastAsk>(asked, granted));
+  if (memo != nullptr && granted == steps.size()) memoize_plan(*memo, std::span<const FastAsk>(asked, granted), cursor);
   return granted;
 }
 

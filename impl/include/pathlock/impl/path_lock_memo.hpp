@@ -37,7 +37,8 @@ struct BasicPathLock<P>::PlanMemoEntry {
   static_assert(kSteps <= 16, "word_steps marks a step by one bit of 16");
   struct Step {
     GateRecord* record;
-    std::uint64_t generation;
+    std::uint64_t expect;  // FastAsk::expect and mask: the word the step needs
+    std::uint64_t mask;
     impl::ModeId mode;
     std::uint8_t length;  // the step's lock is path[0, length): "/" or a prefix of the path
   };
@@ -49,12 +50,20 @@ struct BasicPathLock<P>::PlanMemoEntry {
   MemoShape shape = MemoShape::kReadOne;
   std::uint8_t steps = 0;
   std::uint16_t word_steps = 0;  // bit i: step i took its gate's word (FastVia::kWord)
+  // This thread's slot block (SlotCursor::slots) in the lock's gates, if a
+  // step set a slot, and the thread number it is the block of. A hit uses
+  // it only while the thread still has that number: a thread's number
+  // changes once its claim is given back (a thread_local destructor that
+  // acquires after it gets one with no block, and a new thread may hold the
+  // old one), and a platform's may change between runs.
+  Atomic<std::uintptr_t>* block = nullptr;
+  std::size_t block_thread = 0;
   char path[Gates::kCachedKeyBytes];
   Step step[kSteps];
 };
 static_assert(impl::kMaxModes <= 256 && 80 < 256, "a memo step stores its mode and length in a byte each");
 
-// The calling thread's memo (about 30 KiB, shared by every lock of this
+// The calling thread's memo (about 40 KiB, shared by every lock of this
 // platform), made by the first acquire it would hold; nullptr until then
 // (or if it could not be made: that thread plans every request).
 // A plain pointer (trivially destructible, so read with no guard or call)
@@ -63,6 +72,7 @@ static_assert(impl::kMaxModes <= 256 && 80 < 256, "a memo step stores its mode a
 // destructor that acquires then plans every request).
 template <typename P>
 typename BasicPathLock<P>::PlanMemoEntry* BasicPathLock<P>::plan_memo(GateCacheUse use) noexcept {
+  static_assert(sizeof(PlanMemoEntry) * impl::kPlanMemoEntries <= 40 * 1024, "PLAN MEMO says about 40 KiB");
   thread_local PlanMemoEntry* memo = nullptr;
   thread_local bool thread_exiting = false;
   if (memo == nullptr && use == GateCacheUse::kMakeIfMissing && !thread_exiting) {
@@ -110,7 +120,8 @@ typename BasicPathLock<P>::MemoLookup BasicPathLock<P>::look_up_plan_memo(
 }
 
 template <typename P>
-void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const FastAsk> granted) noexcept {
+void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const FastAsk> granted,
+                                    const SlotCursor& cursor) noexcept {
   if (lookup.match != MemoMatch::kMiss || granted.size() > PlanMemoEntry::kSteps) return;
   PlanMemoEntry* memo = plan_memo(GateCacheUse::kMakeIfMissing);
   if (memo == nullptr) return;  // out of memory: this thread keeps planning
@@ -130,12 +141,15 @@ void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const Fa
   e.shape = lookup.shape;
   e.steps = static_cast<std::uint8_t>(granted.size());
   e.word_steps = 0;
+  e.block = nullptr;
   std::memcpy(e.path, lookup.path.data(), lookup.path.size());
   for (std::size_t i = 0; i < granted.size(); ++i) {
     const FastAsk& a = granted[i];
-    e.step[i] = {a.record, a.generation, a.mode, static_cast<std::uint8_t>(a.key.size())};
+    e.step[i] = {a.record, a.expect, a.mask, a.mode, static_cast<std::uint8_t>(a.key.size())};
     if (a.via == FastVia::kWord) e.word_steps = static_cast<std::uint16_t>(e.word_steps | 1U << i);
+    if (a.via == FastVia::kSlot) e.block = cursor.slots;  // found: this thread has a block
   }
+  e.block_thread = P::thread_slot();
 }
 
 template <typename P>
@@ -151,14 +165,14 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   // up again.
   const auto memoized_ask = [&](std::size_t i) __attribute__((always_inline)) {
     const typename PlanMemoEntry::Step& s = entry.step[i];
-    return FastAsk{nullptr, s.record, s.generation, s.mode, path.substr(0, s.length)};
+    return FastAsk{nullptr, s.record, s.expect, s.mask, s.mode, std::string_view(path.data(), s.length)};
   };
   // Bit i: step i takes its gate's word (its mode conflicts with itself).
   const std::uint16_t worded = entry.word_steps;
   Atomic<std::uintptr_t>* slots[PlanMemoEntry::kSteps];  // step i's slot, if it set one
-  std::uint32_t sets[PlanMemoEntry::kSteps];             // the set admitted by the word step i takes, if it does
   std::uint16_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
   SlotCursor cursor;
+  if (entry.block != nullptr && P::thread_slot() == entry.block_thread) cursor.slots = entry.block;
   // A step that takes its gate's word (an exclusive one) finds it, under
   // contention, last written by another core: the line is fetched while the
   // steps before it are asked, not after.
@@ -171,19 +185,16 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     FastAsk ask = memoized_ask(n);
     const bool takes_word = ((worded >> n) & 1U) != 0;
     if (!publish_ask(ask, guard.id_, cursor, takes_word ? FastVia::kWord : FastVia::kSlot)) break;
-    if (takes_word) {
-      sets[n] = ask.set;
-    } else {
+    if (!takes_word) {
       slots[n] = ask.slot;  // nullptr if counted
       if (ask.via == FastVia::kCount) counted = static_cast<std::uint16_t>(counted | 1U << n);
     }
   }
-  // (i < n: each step asked, and its slot or set is written above.)
+  // (i < n: each step asked, and its slot is written above.)
   const auto asked = [&](std::size_t i) __attribute__((always_inline)) {
     FastAsk ask = memoized_ask(i);
     if (((worded >> i) & 1U) != 0) {
       ask.via = FastVia::kWord;
-      ask.set = sets[i];
     } else if (((counted >> i) & 1U) != 0) {
       ask.via = FastVia::kCount;
     } else {
@@ -207,14 +218,16 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
     start.held = take_memoized_plan(*memo.entry, memo.path, guard);
     if (start.held < start.planned) {
       // A gate refused. Closed or taken: contention, which passes; the entry
-      // stays. Of a new generation (its entry was evicted): the entry is
-      // dropped, so that the next acquire that takes every step fast
-      // memoizes the gates as they are then. (Records outlive the entries
-      // they serve: reading one is safe.)
+      // stays. Of a new generation (its entry was evicted), or open with
+      // another set than the one a take expects: the entry is dropped, so
+      // that the next acquire that takes every step fast memoizes the gates
+      // as they are then. (Records outlive the entries they serve: reading
+      // one is safe.)
       const typename PlanMemoEntry::Step& refused = memo.entry->step[start.held];
-      if (Gates::generation(refused.record->word.load(std::memory_order_relaxed)) != refused.generation) {
-        memo.entry->lock_uid = 0;
-      }
+      const std::uint64_t word = refused.record->word.load(std::memory_order_relaxed);
+      const bool other_set = ((memo.entry->word_steps >> start.held) & 1U) != 0 && Gates::admitted(word) != 0 &&
+                             Gates::admitted(word) != Gates::admitted(refused.expect);
+      if (Gates::generation(word) != Gates::generation(refused.expect) || other_set) memo.entry->lock_uid = 0;
       impl::StepBuffer& steps = scratch.get();
       impl::plan_into(scheme_, request, steps);  // the plan memoized: the rest is taken slowly, in order
       assert(steps.size() == start.planned);
