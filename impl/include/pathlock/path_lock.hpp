@@ -575,6 +575,14 @@ class BasicPathLock {
     const impl::StepBuffer* plan = nullptr;  // planned in `scratch`; nullptr: not planned (every step held)
   };
   FastStart start_fast(const model::Request& request, impl::ScratchSteps& scratch, Guard& guard);
+  // The steps after the fast prefix, in plan order: each through its gate's
+  // queue, its gate or its entry's queue, waiting as the policy allows.
+  // kEnded: a step could not be granted (the guard holds nothing, its
+  // status says why); kHeld: every step is held. Out of line: an acquire
+  // taken wholly fast never sets up its waits.
+  enum class SlowRest : std::uint8_t { kHeld, kEnded };
+  SlowRest take_rest_slowly(const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline,
+                            StopToken& stop, const FastStart& start, AcquireStatus blocked_status, Guard& guard);
   // The memo's plan, each step's slot set from the (gate, generation) it
   // remembers, then settle_fast.
   std::size_t take_memoized_plan(const PlanMemoEntry& entry, std::string_view path, Guard& guard) noexcept;

@@ -163,24 +163,9 @@ typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::St
 }
 
 template <typename P>
-typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Request& request, WaitPolicy policy,
-                                                                typename Clock::time_point deadline,
-                                                                StopToken stop) {
-  if (options_.unsafe_nesting != UnsafeNesting::kIgnore) check_nesting(request, policy, stop);
-  Guard guard(this, P::next_task_id());
-  if (stop.stop_requested()) {
-    guard.status_ = AcquireStatus::kCancelled;
-    return guard;
-  }
-  // A deadline already past: take what is free now, never wait.
-  AcquireStatus blocked_status = AcquireStatus::kWouldBlock;
-  if (policy == WaitPolicy::kUntilDeadline) {
-    blocked_status = AcquireStatus::kTimedOut;
-    if (Clock::now() >= deadline) policy = WaitPolicy::kNever;
-  }
-  impl::ScratchSteps scratch;
-  // The steps this thread can take through open gates, with one fence.
-  const FastStart start = start_fast(request, scratch, guard);
+[[gnu::noinline]] typename BasicPathLock<P>::SlowRest BasicPathLock<P>::take_rest_slowly(
+    const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline, StopToken& stop,
+    const FastStart& start, AcquireStatus blocked_status, Guard& guard) {
   const std::size_t fast = start.held;
   // A wait that cannot end early (no deadline, no stop) may queue at an
   // exclusive gate: a path written in turn hands over without its shard.
@@ -208,7 +193,7 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
       // Outside the shard lock: rolling back takes the shard locks of the held locks.
       guard.release();
       guard.status_ = blocked_status;
-      return guard;
+      return SlowRest::kEnded;
     }
     Shard& s = *node->shard;
     const AcquireStatus outcome = wait_for_grant(*waiting, policy, deadline, stop);
@@ -238,6 +223,32 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
     }
     guard.release();
     guard.status_ = outcome;
+    return SlowRest::kEnded;
+  }
+  return SlowRest::kHeld;
+}
+
+template <typename P>
+typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Request& request, WaitPolicy policy,
+                                                                typename Clock::time_point deadline,
+                                                                StopToken stop) {
+  if (options_.unsafe_nesting != UnsafeNesting::kIgnore) check_nesting(request, policy, stop);
+  Guard guard(this, P::next_task_id());
+  if (stop.stop_requested()) {
+    guard.status_ = AcquireStatus::kCancelled;
+    return guard;
+  }
+  // A deadline already past: take what is free now, never wait.
+  AcquireStatus blocked_status = AcquireStatus::kWouldBlock;
+  if (policy == WaitPolicy::kUntilDeadline) {
+    blocked_status = AcquireStatus::kTimedOut;
+    if (Clock::now() >= deadline) policy = WaitPolicy::kNever;
+  }
+  impl::ScratchSteps scratch;
+  // The steps this thread can take through open gates, with one fence.
+  const FastStart start = start_fast(request, scratch, guard);
+  if (start.held < start.planned && take_rest_slowly(request, policy, deadline, stop, start, blocked_status, guard) ==
+                                        SlowRest::kEnded) {
     return guard;
   }
   if (options_.unsafe_nesting != UnsafeNesting::kIgnore) {
