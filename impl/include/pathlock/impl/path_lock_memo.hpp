@@ -165,7 +165,8 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   // up again.
   const auto memoized_ask = [&](std::size_t i) __attribute__((always_inline)) {
     const typename PlanMemoEntry::Step& s = entry.step[i];
-    return FastAsk{nullptr, s.record, s.expect, s.mask, s.mode, std::string_view(path.data(), s.length)};
+    const std::string_view key = impl::kObserved<P> ? std::string_view(path.data(), s.length) : std::string_view();
+    return FastAsk{nullptr, s.record, s.expect, s.mask, s.mode, key};
   };
   // Bit i: step i takes its gate's word (its mode conflicts with itself).
   const std::uint16_t worded = entry.word_steps;

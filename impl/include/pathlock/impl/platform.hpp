@@ -42,8 +42,8 @@
 //   P::observe(LockEvent, lock, task, mode)
 //                                      optional: a fact about one lock's
 //                                      queue, told as it happens (below);
-//                                      StdPlatform's does nothing and
-//                                      compiles away.
+//                                      StdPlatform has none: nothing is
+//                                      told, and no fact's lock is named.
 //   P::kMaxSpinPauses                  optional: the most pauses a waiter
 //                                      spins before it yields and sleeps
 //                                      (default 1 << 14; it stops sooner,
@@ -134,8 +134,7 @@ struct StdPlatform {
     }
     return next++;
   }
-  // Nothing to tell in production.
-  static void observe(LockEvent, std::string_view, TaskId, ModeId) noexcept {}
+  // (No observe: nothing to tell in production.)
 };
 
 // The most pauses a waiter spins: P::kMaxSpinPauses where P has one.
@@ -170,10 +169,17 @@ constexpr int calm_takes_to_count() noexcept {
   }
 }
 
+// Whether P is told the lock's facts (it has P::observe). If not, the lock
+// need not even name the lock a fact is about (a memo hit builds no key).
+template <typename P>
+inline constexpr bool kObserved = requires(LockEvent event, std::string_view lock, TaskId task, ModeId mode) {
+  P::observe(event, lock, task, mode);
+};
+
 // How the lock tells P a fact: through P::observe where P has one, else not at all.
 template <typename P>
 inline void observe(LockEvent event, std::string_view lock, TaskId task, ModeId mode) {
-  if constexpr (requires { P::observe(event, lock, task, mode); }) P::observe(event, lock, task, mode);
+  if constexpr (kObserved<P>) P::observe(event, lock, task, mode);
 }
 
 }  // namespace pathlock::impl
