@@ -155,39 +155,46 @@ TEST(PlanMemo, AWriteWhoseGateReopenedForReadsIsMemoizedAnew) {
 }
 
 // A thread_local made after the thread's memo and before its number is
-// claimed is destroyed after the number is given back and before the
-// memo: a hit in its destructor must not set slots in the old number's
-// block (the block the memo found), which a new thread may hold by then;
-// the thread has another number now, with no block.
+// claimed (and its gate cache made) is destroyed after the number is given
+// back and the gate cache freed, and before the memo: a hit in its
+// destructor must not set slots in the old number's block (the block the
+// memo found), which a new thread may hold by then, since the thread has
+// another number now, with no block; and its slow steps must not make the
+// gate cache again (nothing would free it).
 struct AcquiresAtExit {
   PathLock* lock = nullptr;
   const model::Request* request = nullptr;
   std::size_t old_block = 0;
   std::size_t* memoized = nullptr;
   std::size_t* set_in_old_block = nullptr;
+  bool* cache_made_again = nullptr;
   ~AcquiresAtExit() {
     if (lock == nullptr) return;
     *memoized = PathLockTestPeer::memoized_steps(*lock, *request);
     auto g = lock->try_acquire(*request);
     *set_in_old_block = PathLockTestPeer::set_slots(*lock, old_block);
+    *cache_made_again = PathLockTestPeer::gate_cached(*lock, "/a");
   }
 };
 
-TEST(PlanMemo, AHitAfterTheThreadsNumberIsGivenBackSetsNoSlotOfItsOldBlock) {
+TEST(PlanMemo, AnAcquireAfterTheThreadsNumberIsGivenBackUsesNeitherItsBlockNorANewCache) {
   PathLock lock(impl::path_rwa_joined_scheme());
   const model::Request write = model::write(P("/a/b")).request();
   std::size_t memoized = 0;
   std::size_t set_in_old_block = 0;
+  bool cache_made_again = false;
   on_fresh_thread([&] {
     PathLockTestPeer::make_plan_memo();
     ASSERT_EQ(impl::t_thread_slot_plus_one, 0U) << "the premise: no number claimed yet";
     thread_local AcquiresAtExit at_exit;
     ASSERT_EQ(taken_twice(lock, write), 3U);  // claims the number, whose block the memo keeps
-    at_exit = {&lock, &write, impl::this_thread_slot(), &memoized, &set_in_old_block};
+    ASSERT_TRUE(PathLockTestPeer::gate_cached(lock, "/a"));
+    at_exit = {&lock, &write, impl::this_thread_slot(), &memoized, &set_in_old_block, &cache_made_again};
     ASSERT_LT(at_exit.old_block, PathLockTestPeer::gate_blocks());
   });
   EXPECT_EQ(memoized, 3U) << "the premise: the destructor ran with the memo alive";
   EXPECT_EQ(set_in_old_block, 0U) << "a slot of the number given back was set";
+  EXPECT_FALSE(cache_made_again) << "a gate cache was made after the thread's destructors freed it";
   EXPECT_EQ(lock.check_invariants(), "");
 }
 

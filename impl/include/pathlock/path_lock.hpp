@@ -267,8 +267,9 @@
 // taken, or of another generation) ends the fast prefix there: the acquire
 // plans the request and takes the rest slowly, in plan order. If that gate
 // is of a new generation (its entry was evicted), or open with another set
-// than the one a take expects, the memo's entry is dropped, and the next wholly fast acquire memoizes the gates as they are
-// then; a gate closed or taken (contention, which passes) leaves it. A
+// than the one a take expects, the memo's entry is dropped, and the next
+// wholly fast acquire memoizes the gates as they are then; a gate closed
+// or taken (contention, which passes) leaves it. A
 // plan with a step taken slowly is never memoized. 64 entries per
 // thread (about 40 KiB), direct-mapped by a hash of the path, shared by
 // every lock of the platform (keyed by the lock's uid); a request takes
@@ -583,8 +584,8 @@ class BasicPathLock {
   enum class SlowRest : std::uint8_t { kHeld, kEnded };
   SlowRest take_rest_slowly(const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline,
                             StopToken& stop, const FastStart& start, AcquireStatus blocked_status, Guard& guard);
-  // The memo's plan, each step's slot set from the (gate, generation) it
-  // remembers, then settle_fast.
+  // The memo's plan, each step's slot set (or word taken) from the gate
+  // and the word it remembers, then settle_fast.
   std::size_t take_memoized_plan(const PlanMemoEntry& entry, std::string_view path, Guard& guard) noexcept;
   // `cursor`: where the prefix set its slots (its block is memoized).
   void memoize_plan(const MemoLookup& lookup, std::span<const FastAsk> granted, const SlotCursor& cursor) noexcept;

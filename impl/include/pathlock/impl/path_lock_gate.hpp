@@ -127,6 +127,7 @@
 #include "pathlock/impl/path_hash.hpp"
 #include "pathlock/impl/path_lock_table.hpp"
 #include "pathlock/impl/scheme.hpp"
+#include "pathlock/impl/thread_array.hpp"
 #include "pathlock/path_lock.hpp"
 
 namespace pathlock::impl {
@@ -531,7 +532,7 @@ struct BasicPathLock<P>::FastAsk {
 };
 
 // Room for the asks of one fast prefix, not built: value-initialising all
-// of them (768 bytes) cost about a tenth of an uncontended acquire, and
+// of them (1 KiB) cost about a tenth of an uncontended acquire, and
 // each is constructed before anything reads it.
 template <typename P>
 union BasicPathLock<P>::FastAskRoom {
@@ -540,16 +541,15 @@ union BasicPathLock<P>::FastAskRoom {
   FastAsk asks[Gates::kSlotsPerBlock];
 };
 
-// The calling thread's cache (about 56 KiB, shared by every lock of this
+// The calling thread's cache (64 KiB, shared by every lock of this
 // platform), made by its first slow step in a gate mode, so that threads
-// that never lock pay nothing; nullptr if it is not made (or could not be).
+// that never lock pay nothing; nullptr if it is not made, could not be, or
+// was freed by the thread's destructors (impl::ThreadArray).
 template <typename P>
 typename BasicPathLock<P>::GateCacheEntry* BasicPathLock<P>::gate_cache(GateCacheUse use) noexcept {
-  thread_local std::unique_ptr<GateCacheEntry[]> cache;
-  if (cache == nullptr && use == GateCacheUse::kMakeIfMissing) {
-    cache.reset(new (std::nothrow) GateCacheEntry[Gates::kCacheEntries]());
-  }
-  return cache.get();
+  static_assert(sizeof(GateCacheEntry) * Gates::kCacheEntries <= 64 * 1024, "the cache is 64 KiB, as said above");
+  using Cache = impl::ThreadArray<GateCacheEntry, Gates::kCacheEntries>;
+  return Cache::get(use == GateCacheUse::kMakeIfMissing ? Cache::Use::kMakeIfMissing : Cache::Use::kLookOnly);
 }
 
 template <typename P>

@@ -1,16 +1,18 @@
 #pragma once
 // BasicPathLock's plan memo (path_lock.hpp: PLAN MEMO): each thread's memory
 // of the last one-path requests it took wholly fast, per lock: for each step
-// of the plan, the gate (record, generation) it went through, its mode and
-// its lock's length. A hit skips planning, hashing every prefix and looking
-// each one up in the gate cache: the request's path is compared once. It is
-// a cache of what ask_fast would find, trusted no further: a (record,
-// generation) names one path's gate for as long as that generation lasts (a
-// record starts a new one before it serves another path), and every step
-// re-reads its gate's word before and after its slot is set, as ask_fast's
-// do. A gate that refuses ends the fast prefix there; the acquire plans the
-// request and takes the rest slowly, in plan order (and drops the entry if
-// that gate is of a new generation).
+// of the plan, the gate record it went through and the word it needs there
+// (FastAsk::expect under its mask, which names the record's generation), its
+// mode and its lock's length; and the thread's slot block. A hit skips
+// planning, hashing every prefix and looking each one up in the gate cache:
+// the request's path is compared once. It is a cache of what ask_fast would
+// find, trusted no further: a (record, generation) names one path's gate
+// for as long as that generation lasts (a record starts a new one before it
+// serves another path), and every step re-reads its gate's word before and
+// after its slot is set, as ask_fast's do. A gate that refuses ends the fast
+// prefix there; the acquire plans the request and takes the rest slowly, in
+// plan order (and drops the entry if that gate is of a new generation, or
+// open with another set than a take expects).
 // Part of the template's definitions: include path_lock_definitions.hpp,
 // not this.
 
@@ -26,6 +28,7 @@
 #include "pathlock/impl/path_hash.hpp"
 #include "pathlock/impl/path_lock_gate.hpp"
 #include "pathlock/impl/plan.hpp"
+#include "pathlock/impl/thread_array.hpp"
 #include "pathlock/path_lock.hpp"
 
 namespace pathlock {
@@ -64,29 +67,14 @@ struct BasicPathLock<P>::PlanMemoEntry {
 static_assert(impl::kMaxModes <= 256 && 80 < 256, "a memo step stores its mode and length in a byte each");
 
 // The calling thread's memo (about 40 KiB, shared by every lock of this
-// platform), made by the first acquire it would hold; nullptr until then
-// (or if it could not be made: that thread plans every request).
-// A plain pointer (trivially destructible, so read with no guard or call)
-// is what every acquire reads; an owner made with the memo frees it when
-// the thread exits, and no memo is made after that (a thread_local
-// destructor that acquires then plans every request).
+// platform), made by the first acquire it would hold; nullptr until then,
+// if it could not be made (that thread plans every request), and once the
+// thread's destructors freed it (impl::ThreadArray).
 template <typename P>
 typename BasicPathLock<P>::PlanMemoEntry* BasicPathLock<P>::plan_memo(GateCacheUse use) noexcept {
   static_assert(sizeof(PlanMemoEntry) * impl::kPlanMemoEntries <= 40 * 1024, "PLAN MEMO says about 40 KiB");
-  thread_local PlanMemoEntry* memo = nullptr;
-  thread_local bool thread_exiting = false;
-  if (memo == nullptr && use == GateCacheUse::kMakeIfMissing && !thread_exiting) {
-    struct Owner {
-      ~Owner() {
-        delete[] memo;
-        memo = nullptr;
-        thread_exiting = true;
-      }
-    };
-    thread_local Owner owner;
-    memo = new (std::nothrow) PlanMemoEntry[impl::kPlanMemoEntries]();
-  }
-  return memo;
+  using Memo = impl::ThreadArray<PlanMemoEntry, impl::kPlanMemoEntries>;
+  return Memo::get(use == GateCacheUse::kMakeIfMissing ? Memo::Use::kMakeIfMissing : Memo::Use::kLookOnly);
 }
 
 template <typename P>
@@ -149,7 +137,7 @@ void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const Fa
     if (a.via == FastVia::kWord) e.word_steps = static_cast<std::uint16_t>(e.word_steps | 1U << i);
     if (a.via == FastVia::kSlot) e.block = cursor.slots;  // found: this thread has a block
   }
-  e.block_thread = P::thread_slot();
+  e.block_thread = e.block != nullptr ? P::thread_slot() : 0;
 }
 
 template <typename P>
