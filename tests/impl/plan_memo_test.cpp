@@ -137,7 +137,12 @@ TEST(PlanMemo, AWriteWhoseGateReopenedForReadsIsMemoizedAnew) {
   const model::Request write = model::write(P("/a/b")).request();
   on_fresh_thread([&] {
     ASSERT_EQ(taken_twice(lock, write), 3U);
+    const auto memoized = PathLockTestPeer::gate_state(lock, "/a/b");
     { auto g = lock.acquire(model::read(P("/a/b")).request()); }  // slow: the gate reopens for reads
+    const auto reopened = PathLockTestPeer::gate_state(lock, "/a/b");
+    ASSERT_EQ(reopened.generation, memoized.generation) << "the premise: not evicted (that drops the entry too)";
+    ASSERT_NE(reopened.admitted, memoized.admitted) << "the premise: open with another set";
+    ASSERT_NE(reopened.admitted, 0U);
     {
       auto g = lock.acquire(write);  // refused at /a/b's word, taken slowly there
       ASSERT_EQ(g.lock_count(), 3U);

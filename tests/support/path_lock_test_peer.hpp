@@ -91,6 +91,15 @@ struct PathLockTestPeer {
     const Lock::Node* n = node(lock, path);
     return n != nullptr && (n->gate->word.load() & Lock::Gates::kSlowHolders) != 0;
   }
+  // The generation and admitted set of `path`'s entry's gate.
+  struct GateState {
+    std::uint64_t generation = 0;
+    std::uint32_t admitted = 0;
+  };
+  static GateState gate_state(const Lock& lock, std::string_view path) {
+    const std::uint64_t w = node(lock, path)->gate->word.load();
+    return {Lock::Gates::generation(w), Lock::Gates::admitted(w)};
+  }
   static std::uint32_t pseudo_held(const Lock& lock, std::string_view path) {
     auto& shard = lock.shard_for(path_hash(path));
     Lock::SpinLockHolder hold(shard.mu);
