@@ -327,6 +327,7 @@
 #include "pathlock/impl/plan.hpp"
 #include "pathlock/impl/platform.hpp"
 #include "pathlock/impl/scheme.hpp"
+#include "pathlock/impl/thread_array.hpp"
 #include "pathlock/model/request.hpp"
 
 namespace pathlock {
@@ -552,7 +553,7 @@ class BasicPathLock {
   // longer admits its step, and the steps after it, are withdrawn. Returns
   // how many steps are held. try_fast: the same for one step.
   // Whether a thread's gate cache or plan memo is made if it is missing.
-  enum class GateCacheUse : std::uint8_t { kLookOnly, kMakeIfMissing };
+  using GateCacheUse = impl::ThreadArrayUse;
   // PLAN MEMO (impl/path_lock_memo.hpp). What the calling thread's memo
   // knows of a request: kNotMemoizable (not one path, a long path, no
   // gates), kMiss, or kHit (`entry` holds its plan's gates).

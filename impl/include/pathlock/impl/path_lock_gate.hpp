@@ -548,8 +548,7 @@ union BasicPathLock<P>::FastAskRoom {
 template <typename P>
 typename BasicPathLock<P>::GateCacheEntry* BasicPathLock<P>::gate_cache(GateCacheUse use) noexcept {
   static_assert(sizeof(GateCacheEntry) * Gates::kCacheEntries <= 64 * 1024, "the cache is 64 KiB, as said above");
-  using Cache = impl::ThreadArray<GateCacheEntry, Gates::kCacheEntries>;
-  return Cache::get(use == GateCacheUse::kMakeIfMissing ? Cache::Use::kMakeIfMissing : Cache::Use::kLookOnly);
+  return impl::ThreadArray<GateCacheEntry, Gates::kCacheEntries>::get(use);
 }
 
 template <typename P>
@@ -584,12 +583,14 @@ bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::
                                 FastAsk& ask, SlotCursor& cursor) noexcept {
   if (!look_up_gate(key, hash, mode, ask)) return false;
   if (!gates_->exclusive(1U << mode.index)) return publish_ask(ask, task, cursor, FastVia::kSlot);
-  // A take: of the word as it is now, if a take may replace it.
+  // A take: of the word as it is now, if a take may replace it (this look
+  // is publish_ask's for a take; settle_fast takes the word).
   const std::uint64_t word = ask.record->word.load(std::memory_order_relaxed);
   if (!takeable(ask, word)) return false;
   ask.expect = word;
   ask.mask = ~std::uint64_t{0};
-  return publish_ask(ask, task, cursor, FastVia::kWord);
+  ask.via = FastVia::kWord;
+  return true;
 }
 
 template <typename P>

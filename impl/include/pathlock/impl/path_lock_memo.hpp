@@ -73,8 +73,7 @@ static_assert(impl::kMaxModes <= 256 && 80 < 256, "a memo step stores its mode a
 template <typename P>
 typename BasicPathLock<P>::PlanMemoEntry* BasicPathLock<P>::plan_memo(GateCacheUse use) noexcept {
   static_assert(sizeof(PlanMemoEntry) * impl::kPlanMemoEntries <= 40 * 1024, "PLAN MEMO says about 40 KiB");
-  using Memo = impl::ThreadArray<PlanMemoEntry, impl::kPlanMemoEntries>;
-  return Memo::get(use == GateCacheUse::kMakeIfMissing ? Memo::Use::kMakeIfMissing : Memo::Use::kLookOnly);
+  return impl::ThreadArray<PlanMemoEntry, impl::kPlanMemoEntries>::get(use);
 }
 
 template <typename P>

@@ -12,14 +12,16 @@
 
 namespace pathlock::impl {
 
+// Whether ThreadArray::get makes the array if the thread has none yet.
+enum class ThreadArrayUse : unsigned char { kLookOnly, kMakeIfMissing };
+
 template <typename T, std::size_t N>
 class ThreadArray {
  public:
-  enum class Use : unsigned char { kLookOnly, kMakeIfMissing };
   // The calling thread's array; nullptr until made (kMakeIfMissing), if
   // it could not be made, or once the thread's destructors have freed it.
-  static T* get(Use use) noexcept {
-    if (array_ == nullptr && use == Use::kMakeIfMissing && !freed_) {
+  static T* get(ThreadArrayUse use) noexcept {
+    if (array_ == nullptr && use == ThreadArrayUse::kMakeIfMissing && !freed_) {
       thread_local Owner owner;  // destroyed at thread exit, with the thread's other thread_locals
       array_ = new (std::nothrow) T[N]();
     }
