@@ -45,7 +45,10 @@ TEST(PlanMemo, AWriteTakenWhollyFastIsMemoizedAndStillExcludes) {
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);
     { auto second = lock.acquire(write); }  // fast through the cache and index: memoized
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 4U);
+    ASSERT_TRUE(PathLockTestPeer::gate_cached(lock, "/a/b"));
+    PathLockTestPeer::forget_cached_gate(lock, "/a/b");
     auto third = lock.acquire(write);  // from the memo
+    EXPECT_FALSE(PathLockTestPeer::gate_cached(lock, "/a/b")) << "taken from the memo, which looks no gate up";
     ASSERT_EQ(third.status(), AcquireStatus::kGranted);
     EXPECT_EQ(third.lock_count(), 4U);
     EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b/c")).request()), AcquireStatus::kWouldBlock);
@@ -151,7 +154,10 @@ TEST(PlanMemo, AWriteWhoseGateReopenedForReadsIsMemoizedAnew) {
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 0U);
     { auto g = lock.acquire(write); }  // wholly fast, the word of the shared set taken: memoized
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);
+    ASSERT_TRUE(PathLockTestPeer::gate_cached(lock, "/a"));
+    PathLockTestPeer::forget_cached_gate(lock, "/a");
     auto g = lock.acquire(write);  // from the memo
+    EXPECT_FALSE(PathLockTestPeer::gate_cached(lock, "/a")) << "taken from the memo, which looks no gate up";
     ASSERT_EQ(g.lock_count(), 3U);
     EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a/b")).request()), AcquireStatus::kWouldBlock);
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write), 3U);

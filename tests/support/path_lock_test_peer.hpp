@@ -134,6 +134,13 @@ struct PathLockTestPeer {
     const Lock::GateCacheEntry& e = cache[gate_cache_index(path_hash(path))];
     return e.lock_uid == lock.uid_ && e.hash == path_hash(path) && std::string_view(e.key, e.length) == path;
   }
+  // Makes the calling thread's gate cache forget `path`'s gate in `lock`.
+  // Any acquire that looks the gate up (fast or slow) caches a folder's
+  // again; a plan memo hit looks nothing up.
+  static void forget_cached_gate(const Lock& lock, std::string_view path) {
+    Lock::GateCacheEntry* cache = Lock::gate_cache(Lock::GateCacheUse::kLookOnly);
+    if (cache != nullptr && gate_cached(lock, path)) cache[gate_cache_index(path_hash(path))].lock_uid = 0;
+  }
   // How many steps the calling thread's plan memo holds for `request` in
   // `lock` (0: it does not know the request).
   static std::size_t memoized_steps(const Lock& lock, const model::Request& request) {
