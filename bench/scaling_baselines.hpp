@@ -42,6 +42,23 @@ class OneMutex {
   std::mutex mu_;
 };
 
+// Each thread a std::mutex of its own, on lines of its own: nothing is
+// shared, so how it scales is the machine's own (its clock under load, its
+// shared caches), a ceiling no lock's scaling passes. Not a lock of the
+// requests: a yardstick for the scaling targets.
+class OwnMutexPerThread {
+ public:
+  static constexpr int kThreads = 256;  // more threads share mutexes, round robin
+  std::mutex& of(int thread) { return mutexes_[static_cast<std::size_t>(thread % kThreads)].mu; }
+
+ private:
+  // Two lines: a core's adjacent-line prefetch takes no neighbour's.
+  struct alignas(128) Own {
+    std::mutex mu;
+  };
+  std::array<Own, kThreads> mutexes_;
+};
+
 // Spins until `done()`, yielding now and then so that an oversubscribed
 // machine still makes progress.
 template <typename Done>

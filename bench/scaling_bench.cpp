@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <thread>
@@ -82,6 +83,18 @@ void baseline_case(benchmark::State& state, Lock& lock, Workload w) {
     lock.acquire(op);
     benchmark::ClobberMemory();
     lock.release(op);
+  });
+}
+
+// Each thread its own std::mutex (OwnMutexPerThread): the workload's
+// operations are cycled through only so that the loop is the baselines'.
+void own_mutex_case(benchmark::State& state, pathlock::bench::OwnMutexPerThread& locks, Workload w) {
+  const auto ops = pathlock::bench::operations_for(w, state.thread_index(), g_seed);
+  std::mutex& mine = locks.of(state.thread_index());
+  cycle(state, ops, [&](const Operation&) {
+    mine.lock();
+    benchmark::ClobberMemory();
+    mine.unlock();
   });
 }
 
@@ -200,6 +213,7 @@ void register_all() {
   static std::vector<std::unique_ptr<StripedSharedMutex>> striped;
   static std::vector<std::unique_ptr<AbslPathTable>> absl_tables;
   static std::vector<std::unique_ptr<PathLock>> path_locks;
+  static std::vector<std::unique_ptr<pathlock::bench::OwnMutexPerThread>> own_mutexes;
   for (Workload w : kAllWorkloads) {
     const std::string wn(to_string(w));
     const auto key = [&wn](std::size_t i) { return std::string(kBaselineNames[i].key) + "/" + wn; };
@@ -213,6 +227,8 @@ void register_all() {
     register_case(key(4), [w, s](benchmark::State& st) { striped_case(st, *s, w); });
     auto* a = absl_tables.emplace_back(std::make_unique<AbslPathTable>()).get();
     register_case(key(5), [w, a](benchmark::State& st) { baseline_case(st, *a, w); });
+    auto* o = own_mutexes.emplace_back(std::make_unique<pathlock::bench::OwnMutexPerThread>()).get();
+    register_case(key(6), [w, o](benchmark::State& st) { own_mutex_case(st, *o, w); });
     for (const auto* scheme : pathlock::impl::builtin_schemes()) {
       auto* l = path_locks.emplace_back(std::make_unique<PathLock>(*scheme, kAnyScheme)).get();
       register_case("PathLock/" + scheme->name() + "/" + wn,

@@ -62,18 +62,21 @@ struct BaselineName {
   std::string_view label;  // in the summary
   bool per_path;           // a per-path table (a peer), not one lock for everything
 };
-inline constexpr std::array<BaselineName, 6> kBaselineNames{{
+inline constexpr std::array<BaselineName, 7> kBaselineNames{{
     {"Baseline/std-mutex", "std::mutex (one lock for every request)", false},
     {"Baseline/ticket-lock", "FIFO ticket lock (one lock; the cheapest FIFO handoff)", false},
     {"Baseline/std-shared-mutex", "std::shared_mutex (one lock; reads shared)", false},
     {"Baseline/naive-map", "map of shared_mutex under one global mutex", true},
     {"Baseline/striped-64", "64-stripe table of std::shared_mutex", true},
     {"Baseline/absl-table", "abseil: 64 shards of flat_hash_map of absl::Mutex", true},
+    {"Baseline/own-mutex", "a std::mutex per thread (nothing shared: the machine's own scaling)", false},
 }};
 
 // The cheapest FIFO handoff: the yardstick of the targets where every pair
 // of requests conflicts.
 inline constexpr std::string_view kTicketLock = kBaselineNames[1].key;
+// Nothing shared: the yardstick of the scaling targets.
+inline constexpr std::string_view kOwnMutex = kBaselineNames[6].key;
 
 // The benchmark that times a cache line's trip between two threads.
 inline constexpr const char* kCoreToCore = "Hardware/core-to-core";
@@ -218,6 +221,17 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
            (judged == 1 ? verdict(true)
                         : to_string(judge(at / one, Bound::kAtLeast, target, spread,
                                           repetitions({{recommended, judged}, {recommended, 1}}, w)))));
+      // A machine whose cores slow down when all are busy (a shared clock
+      // budget, a host's other tenants) holds every lock below T x.
+      const double own_one = rate(std::string(kOwnMutex), w, 1);
+      const double own_at = rate(std::string(kOwnMutex), w, judged);
+      if (judged > 1 && own_one > 0 && own_at > 0) {
+        const double ceiling = own_at / own_one;
+        line("  - each thread locking a std::mutex of its own (nothing shared) scales " + fixed(ceiling, 2) +
+             "x at " + std::to_string(judged) + " threads, and PathLock " + fixed(100 * (at / one) / ceiling, 0) +
+             "% of that: no lock scales further on this machine, so the target is " +
+             (ceiling >= target ? "within reach" : "beyond this machine") + " in this run");
+      }
     }
   }
   for (Workload w : kAllWorkloads) {

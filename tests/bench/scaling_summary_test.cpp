@@ -123,6 +123,39 @@ std::string line_after(const std::string& summary, const std::string& prefix) {
   return line_of(summary.substr(at + first.size() + 1), "");
 }
 
+TEST(ScalingSummary, ScalingIsMeasuredAgainstAThreadThatSharesNothing) {
+  FigureTable figures;
+  figures[key(kRecommended, Workload::kDisjoint, 1)] = run_of(10e6, 1, 0);
+  figures[key(kRecommended, Workload::kDisjoint, 2)] = run_of(15e6, 2, 0);
+  figures[key("Baseline/own-mutex", Workload::kDisjoint, 1)] = run_of(100e6, 1, 0);
+  figures[key("Baseline/own-mutex", Workload::kDisjoint, 2)] = run_of(150e6, 2, 0);
+  figures[key(kRecommended, Workload::kHotRead, 1)] = run_of(10e6, 1, 0);
+  figures[key(kRecommended, Workload::kHotRead, 2)] = run_of(15e6, 2, 0);
+  figures[key("Baseline/own-mutex", Workload::kHotRead, 1)] = run_of(100e6, 1, 0);
+  figures[key("Baseline/own-mutex", Workload::kHotRead, 2)] = run_of(190e6, 2, 0);
+  const std::string s = summary_of(figures);
+  EXPECT_EQ(line_after(s, "- scaling, disjoint:"),
+            "  - each thread locking a std::mutex of its own (nothing shared) scales 1.50x at 2 threads, and PathLock "
+            "100% of that: no lock scales further on this machine, so the target is beyond this machine in this run");
+  EXPECT_EQ(line_after(s, "- scaling, hot-read:"),
+            "  - each thread locking a std::mutex of its own (nothing shared) scales 1.90x at 2 threads, and PathLock "
+            "79% of that: no lock scales further on this machine, so the target is within reach in this run");
+  EXPECT_EQ(line_after(s, "- scaling, mixed:"), "") << "no figures, no verdict";
+  EXPECT_TRUE(line_after(summary_of({}), "- scaling, disjoint:").empty());
+}
+
+TEST(ScalingSummary, AThreadThatSharesNothingIsNotAPeer) {
+  FigureTable figures;
+  figures[key(kRecommended, Workload::kDisjoint, 2)] = run_of(40e6, 2, 0);
+  figures[key("Baseline/striped-64", Workload::kDisjoint, 2)] = run_of(10e6, 2, 0);
+  figures[key("Baseline/naive-map", Workload::kDisjoint, 2)] = run_of(1e6, 2, 0);
+  figures[key("Baseline/absl-table", Workload::kDisjoint, 2)] = run_of(1e6, 2, 0);
+  figures[key("Baseline/own-mutex", Workload::kDisjoint, 2)] = run_of(300e6, 2, 0);
+  EXPECT_EQ(line_of(summary_of(figures), "- ahead of the peers, disjoint:"),
+            "- ahead of the peers, disjoint: 4.00x 64-stripe table of std::shared_mutex at 2 threads (target >= 4x): "
+            "met");
+}
+
 TEST(ScalingSummary, NoCollapseIsMeasuredAgainstTheCheapestFifoHandoff) {
   FigureTable figures;
   figures[key(kRecommended, Workload::kConflicting, 1)] = run_of(10e6, 1, 0);
