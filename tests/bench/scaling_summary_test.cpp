@@ -32,6 +32,12 @@ Figures run_of(double rate, int threads, double spread, int repetitions = kMinRe
   return f;
 }
 
+// `lock`'s runs of `w` at 1 and 2 threads, with no spread.
+void set_rates(FigureTable& figures, const std::string& lock, Workload w, double one_thread, double two_threads) {
+  figures[key(lock, w, 1)] = run_of(one_thread, 1, 0);
+  figures[key(lock, w, 2)] = run_of(two_threads, 2, 0);
+}
+
 std::string summary_of(const FigureTable& figures) { return scaling_summary(figures, 2, {1, 2}, 7); }
 
 // The summary's line that starts with `prefix` (empty if none).
@@ -85,10 +91,8 @@ TEST(ScalingSummaryJudge, SpreadsOfARatioCombine) {
 
 TEST(ScalingSummary, ScalingIsTheRatioOfTheRecommendedSchemesMedians) {
   FigureTable figures;
-  figures[key(kRecommended, Workload::kDisjoint, 1)] = run_of(10e6, 1, 0);
-  figures[key(kRecommended, Workload::kDisjoint, 2)] = run_of(17e6, 2, 0);
-  figures[key(kRecommended, Workload::kMixed, 1)] = run_of(10e6, 1, 0);
-  figures[key(kRecommended, Workload::kMixed, 2)] = run_of(15e6, 2, 0);
+  set_rates(figures, kRecommended, Workload::kDisjoint, 10e6, 17e6);
+  set_rates(figures, kRecommended, Workload::kMixed, 10e6, 15e6);
   const std::string s = summary_of(figures);
   EXPECT_EQ(line_of(s, "- scaling, disjoint:"), "- scaling, disjoint: 1.70x at 2 threads (target >= 1.6x): met");
   EXPECT_EQ(line_of(s, "- scaling, mixed:"), "- scaling, mixed: 1.50x at 2 threads (target >= 1.6x): NOT met");
@@ -108,8 +112,7 @@ TEST(ScalingSummary, ATargetWithinTheRunsSpreadIsUndecided) {
 
 TEST(ScalingSummary, NoCollapseKeepsAShareOfOneThread) {
   FigureTable figures;
-  figures[key(kRecommended, Workload::kConflicting, 1)] = run_of(10e6, 1, 0);
-  figures[key(kRecommended, Workload::kConflicting, 2)] = run_of(6e6, 2, 0);
+  set_rates(figures, kRecommended, Workload::kConflicting, 10e6, 6e6);
   EXPECT_EQ(line_of(summary_of(figures), "- no collapse, conflicting:"),
             "- no collapse, conflicting: 2 threads keep 60% of 1 thread (target >= 70%): NOT met");
 }
@@ -125,14 +128,10 @@ std::string line_after(const std::string& summary, const std::string& prefix) {
 
 TEST(ScalingSummary, ScalingIsMeasuredAgainstAThreadThatSharesNothing) {
   FigureTable figures;
-  figures[key(kRecommended, Workload::kDisjoint, 1)] = run_of(10e6, 1, 0);
-  figures[key(kRecommended, Workload::kDisjoint, 2)] = run_of(15e6, 2, 0);
-  figures[key("Baseline/own-mutex", Workload::kDisjoint, 1)] = run_of(100e6, 1, 0);
-  figures[key("Baseline/own-mutex", Workload::kDisjoint, 2)] = run_of(150e6, 2, 0);
-  figures[key(kRecommended, Workload::kHotRead, 1)] = run_of(10e6, 1, 0);
-  figures[key(kRecommended, Workload::kHotRead, 2)] = run_of(15e6, 2, 0);
-  figures[key("Baseline/own-mutex", Workload::kHotRead, 1)] = run_of(100e6, 1, 0);
-  figures[key("Baseline/own-mutex", Workload::kHotRead, 2)] = run_of(190e6, 2, 0);
+  set_rates(figures, kRecommended, Workload::kDisjoint, 10e6, 15e6);
+  set_rates(figures, "Baseline/own-mutex", Workload::kDisjoint, 100e6, 150e6);
+  set_rates(figures, kRecommended, Workload::kHotRead, 10e6, 15e6);
+  set_rates(figures, "Baseline/own-mutex", Workload::kHotRead, 100e6, 190e6);
   const std::string s = summary_of(figures);
   EXPECT_EQ(line_after(s, "- scaling, disjoint:"),
             "  - each thread locking a std::mutex of its own (nothing shared) scales 1.50x at 2 threads, and PathLock "
@@ -158,10 +157,8 @@ TEST(ScalingSummary, AThreadThatSharesNothingIsNotAPeer) {
 
 TEST(ScalingSummary, NoCollapseIsMeasuredAgainstTheCheapestFifoHandoff) {
   FigureTable figures;
-  figures[key(kRecommended, Workload::kConflicting, 1)] = run_of(10e6, 1, 0);
-  figures[key(kRecommended, Workload::kConflicting, 2)] = run_of(6e6, 2, 0);
-  figures[key("Baseline/ticket-lock", Workload::kConflicting, 1)] = run_of(50e6, 1, 0);
-  figures[key("Baseline/ticket-lock", Workload::kConflicting, 2)] = run_of(5e6, 2, 0);
+  set_rates(figures, kRecommended, Workload::kConflicting, 10e6, 6e6);
+  set_rates(figures, "Baseline/ticket-lock", Workload::kConflicting, 50e6, 5e6);
   EXPECT_EQ(line_after(summary_of(figures), "- no collapse, conflicting:"),
             "  - the cheapest FIFO handoff, a bare ticket lock, runs 5.00 M/s at 2 threads (10% of its own 1-thread "
             "rate): a FIFO lock of PathLock's 1-thread cost that handed over as fast would keep 50%, so the target "
