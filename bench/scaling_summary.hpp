@@ -229,7 +229,7 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
         const double ceiling = own_at / own_one;
         line("  - each thread locking a std::mutex of its own (nothing shared) scales " + fixed(ceiling, 2) +
              "x at " + std::to_string(judged) + " threads, and PathLock " + fixed(100 * (at / one) / ceiling, 0) +
-             "% of that: no lock scales further on this machine, so the target is " +
+             "% of that: that is how far this machine itself scales, so the target is " +
              (ceiling >= target ? "within reach" : "beyond this machine") + " in this run");
       }
     }

@@ -135,10 +135,10 @@ TEST(ScalingSummary, ScalingIsMeasuredAgainstAThreadThatSharesNothing) {
   const std::string s = summary_of(figures);
   EXPECT_EQ(line_after(s, "- scaling, disjoint:"),
             "  - each thread locking a std::mutex of its own (nothing shared) scales 1.50x at 2 threads, and PathLock "
-            "100% of that: no lock scales further on this machine, so the target is beyond this machine in this run");
+            "100% of that: that is how far this machine itself scales, so the target is beyond this machine in this run");
   EXPECT_EQ(line_after(s, "- scaling, hot-read:"),
             "  - each thread locking a std::mutex of its own (nothing shared) scales 1.90x at 2 threads, and PathLock "
-            "79% of that: no lock scales further on this machine, so the target is within reach in this run");
+            "79% of that: that is how far this machine itself scales, so the target is within reach in this run");
   EXPECT_EQ(line_after(s, "- scaling, mixed:"), "") << "no figures, no verdict";
   EXPECT_TRUE(line_after(summary_of({}), "- scaling, disjoint:").empty());
 }
