@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -46,6 +47,14 @@ struct EtcdBackend {
 };
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Etcd, LockConformance, EtcdBackend);
+
+// A cluster's ports are distinct: two members given one port both fail to
+// start. Probes closed one at a time repeat a port a few times in 400.
+TEST(EtcdCluster, FreeLoopbackPortsAreDistinct) {
+  const std::vector<int> ports = testing_support::free_loopback_ports(400);
+  ASSERT_EQ(ports.size(), 400U);
+  EXPECT_EQ(std::set<int>(ports.begin(), ports.end()).size(), ports.size());
+}
 
 // The etcd lock is exact: a request waits only for a request the model says
 // it conflicts with.

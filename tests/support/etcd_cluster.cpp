@@ -26,21 +26,39 @@ extern char** environ;
 namespace pathlock::testing_support {
 namespace fs = std::filesystem;
 
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw std::runtime_error("free_loopback_port: socket() failed");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    throw std::runtime_error("free_loopback_port: bind() failed");
+std::vector<int> free_loopback_ports(std::size_t n) {
+  // Every probe's socket stays bound until all are: the kernel hands a
+  // closed probe's port out again, and two members given one port fail
+  // to start ("duplicate url"; probes closed one at a time repeat a port
+  // a few times in 400).
+  std::vector<int> fds;
+  const auto close_all = [&fds] {
+    for (const int fd : fds) ::close(fd);
+  };
+  std::vector<int> ports;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+      close_all();
+      throw std::runtime_error("free_loopback_ports: socket() failed after " + std::to_string(i) + " of " +
+                               std::to_string(n) + " ports");
+    }
+    fds.push_back(fd);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      close_all();
+      throw std::runtime_error("free_loopback_ports: bind() failed after " + std::to_string(i) + " of " +
+                               std::to_string(n) + " ports");
+    }
+    ports.push_back(ntohs(addr.sin_port));
   }
-  ::close(fd);
-  return ntohs(addr.sin_port);
+  close_all();
+  return ports;
 }
 
 namespace {
@@ -90,11 +108,12 @@ void EtcdCluster::start_cluster(int members) {
               .string();
   fs::create_directories(root_);
   std::string initial_cluster;
+  const std::vector<int> ports = free_loopback_ports(2 * static_cast<std::size_t>(members));
   for (int i = 0; i < members; ++i) {
     Member m;
     m.name = "m" + std::to_string(i);
-    m.client_port = free_loopback_port();
-    m.peer_port = free_loopback_port();
+    m.client_port = ports[2 * static_cast<std::size_t>(i)];
+    m.peer_port = ports[2 * static_cast<std::size_t>(i) + 1];
     m.data_dir = root_ + "/" + m.name;
     m.log_file = root_ + "/" + m.name + ".log";
     if (!initial_cluster.empty()) initial_cluster += ",";

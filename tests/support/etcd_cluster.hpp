@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -77,7 +78,7 @@ struct ChildProcess {
   std::string buffered_;
 };
 
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int free_loopback_port();
+// `n` distinct TCP ports on 127.0.0.1, each free a moment ago.
+std::vector<int> free_loopback_ports(std::size_t n);
 
 }  // namespace pathlock::testing_support
