@@ -44,7 +44,8 @@ class OneMutex {
 
 // Each thread a std::mutex of its own, on lines of its own: nothing is
 // shared, so how it scales is the machine's own (its clock under load, its
-// shared caches), a ceiling no lock's scaling passes. Not a lock of the
+// shared caches): a lock passes it by noise, or by waiting on memory more
+// than this loop does, which a slower clock costs less. Not a lock of the
 // requests: a yardstick for the scaling targets.
 class OwnMutexPerThread {
  public:

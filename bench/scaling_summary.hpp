@@ -226,11 +226,11 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
       const double own_one = rate(std::string(kOwnMutex), w, 1);
       const double own_at = rate(std::string(kOwnMutex), w, judged);
       if (judged > 1 && own_one > 0 && own_at > 0) {
-        const double ceiling = own_at / own_one;
-        line("  - each thread locking a std::mutex of its own (nothing shared) scales " + fixed(ceiling, 2) +
-             "x at " + std::to_string(judged) + " threads, and PathLock " + fixed(100 * (at / one) / ceiling, 0) +
+        const double machine = own_at / own_one;
+        line("  - each thread locking a std::mutex of its own (nothing shared) scales " + fixed(machine, 2) +
+             "x at " + std::to_string(judged) + " threads, and PathLock " + fixed(100 * (at / one) / machine, 0) +
              "% of that: that is how far this machine itself scales, so the target is " +
-             (ceiling >= target ? "within reach" : "beyond this machine") + " in this run");
+             (machine >= target ? "within reach" : "beyond this machine") + " in this run");
       }
     }
   }
