@@ -31,19 +31,22 @@ std::vector<int> free_loopback_ports(std::size_t n) {
   // closed probe's port out again, and two members given one port fail
   // to start ("duplicate url"; probes closed one at a time repeat a port
   // a few times in 400).
-  std::vector<int> fds;
-  const auto close_all = [&fds] {
-    for (const int fd : fds) ::close(fd);
-  };
+  struct Probes {
+    std::vector<int> fds;
+    ~Probes() {
+      for (const int fd : fds) ::close(fd);
+    }
+  } probes;
+  probes.fds.reserve(n);  // a socket is never left unowned by a failed push_back
   std::vector<int> ports;
   for (std::size_t i = 0; i < n; ++i) {
+    const auto fail = [&](const char* call) {
+      return std::runtime_error(std::string("free_loopback_ports: ") + call + " failed after " + std::to_string(i) +
+                                " of " + std::to_string(n) + " ports");
+    };
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) {
-      close_all();
-      throw std::runtime_error("free_loopback_ports: socket() failed after " + std::to_string(i) + " of " +
-                               std::to_string(n) + " ports");
-    }
-    fds.push_back(fd);
+    if (fd < 0) throw fail("socket()");
+    probes.fds.push_back(fd);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -51,13 +54,10 @@ std::vector<int> free_loopback_ports(std::size_t n) {
     socklen_t len = sizeof addr;
     if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
         ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      close_all();
-      throw std::runtime_error("free_loopback_ports: bind() failed after " + std::to_string(i) + " of " +
-                               std::to_string(n) + " ports");
+      throw fail("bind()");
     }
     ports.push_back(ntohs(addr.sin_port));
   }
-  close_all();
   return ports;
 }
 
