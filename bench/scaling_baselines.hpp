@@ -69,10 +69,11 @@ void spin_until(Done done) {
   }
 }
 
-// Every request on one FIFO ticket lock: the cheapest handoff a FIFO lock
-// can make (the releaser's one store, seen by the next ticket's spinner).
-// Its conflicting rate at T threads is the floor's yardstick for PathLock's
-// FIFO handoff.
+// Every request on one FIFO ticket lock: a handoff is the releaser's one
+// store, seen by the next ticket's spinner. Every waiter spins on that one
+// counter, so each release takes its line from all of them: the cheapest
+// FIFO handoff at a few threads, not at many (McsLock). The faster of the
+// two at T threads is the yardstick for PathLock's FIFO handoff.
 class TicketLock {
  public:
   void acquire(const Operation&) {
@@ -86,6 +87,49 @@ class TicketLock {
  private:
   alignas(64) std::atomic<std::uint32_t> next_{0};
   alignas(64) std::atomic<std::uint32_t> serving_{0};
+};
+
+// Every request on one FIFO MCS queue lock (Mellor-Crummey and Scott,
+// 1991): a waiter links itself behind the tail and spins on a flag of its
+// own, which its predecessor clears once. A handoff moves one line, from
+// the releaser to the next waiter, however many wait: at many threads it
+// hands over faster than the ticket lock, whose waiters share one line.
+class McsLock {
+ public:
+  void acquire(const Operation&) {
+    Node& me = node();
+    me.next.store(nullptr, std::memory_order_relaxed);
+    me.waiting.store(true, std::memory_order_relaxed);
+    // acq_rel: the node's fields are published to the thread that links
+    // behind it; the previous holder's release is read if it left no one.
+    Node* before = tail_.exchange(&me, std::memory_order_acq_rel);
+    if (before == nullptr) return;
+    before->next.store(&me, std::memory_order_release);
+    spin_until([&] { return !me.waiting.load(std::memory_order_acquire); });
+  }
+  void release(const Operation&) {
+    Node& me = node();
+    Node* next = me.next.load(std::memory_order_acquire);
+    if (next == nullptr) {
+      Node* last = &me;
+      if (tail_.compare_exchange_strong(last, nullptr, std::memory_order_release, std::memory_order_relaxed)) return;
+      // A thread swapped itself in as the tail and links itself next.
+      spin_until([&] { return (next = me.next.load(std::memory_order_acquire)) != nullptr; });
+    }
+    next->waiting.store(false, std::memory_order_release);
+  }
+
+ private:
+  struct alignas(128) Node {
+    std::atomic<Node*> next{nullptr};
+    std::atomic<bool> waiting{false};
+  };
+  // The calling thread's node: a benchmark thread holds one lock at a time.
+  static Node& node() {
+    thread_local Node mine;
+    return mine;
+  }
+  alignas(64) std::atomic<Node*> tail_{nullptr};
 };
 
 // One std::shared_mutex: reads shared, writes exclusive.

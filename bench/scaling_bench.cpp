@@ -209,6 +209,7 @@ void register_all() {
   static OneMutex one_mutex;
   static OneSharedMutex one_shared_mutex;
   static std::vector<std::unique_ptr<TicketLock>> tickets;
+  static std::vector<std::unique_ptr<McsLock>> mcs_locks;
   static std::vector<std::unique_ptr<NaiveMapOfSharedMutex>> naive;
   static std::vector<std::unique_ptr<StripedSharedMutex>> striped;
   static std::vector<std::unique_ptr<AbslPathTable>> absl_tables;
@@ -220,15 +221,17 @@ void register_all() {
     register_case(key(0), [w](benchmark::State& st) { baseline_case(st, one_mutex, w); });
     auto* t = tickets.emplace_back(std::make_unique<TicketLock>()).get();
     register_case(key(1), [w, t](benchmark::State& st) { baseline_case(st, *t, w); });
-    register_case(key(2), [w](benchmark::State& st) { baseline_case(st, one_shared_mutex, w); });
+    auto* m = mcs_locks.emplace_back(std::make_unique<McsLock>()).get();
+    register_case(key(2), [w, m](benchmark::State& st) { baseline_case(st, *m, w); });
+    register_case(key(3), [w](benchmark::State& st) { baseline_case(st, one_shared_mutex, w); });
     auto* n = naive.emplace_back(std::make_unique<NaiveMapOfSharedMutex>()).get();
-    register_case(key(3), [w, n](benchmark::State& st) { baseline_case(st, *n, w); });
+    register_case(key(4), [w, n](benchmark::State& st) { baseline_case(st, *n, w); });
     auto* s = striped.emplace_back(std::make_unique<StripedSharedMutex>()).get();
-    register_case(key(4), [w, s](benchmark::State& st) { striped_case(st, *s, w); });
+    register_case(key(5), [w, s](benchmark::State& st) { striped_case(st, *s, w); });
     auto* a = absl_tables.emplace_back(std::make_unique<AbslPathTable>()).get();
-    register_case(key(5), [w, a](benchmark::State& st) { baseline_case(st, *a, w); });
+    register_case(key(6), [w, a](benchmark::State& st) { baseline_case(st, *a, w); });
     auto* o = own_mutexes.emplace_back(std::make_unique<pathlock::bench::OwnMutexPerThread>()).get();
-    register_case(key(6), [w, o](benchmark::State& st) { own_mutex_case(st, *o, w); });
+    register_case(key(7), [w, o](benchmark::State& st) { own_mutex_case(st, *o, w); });
     for (const auto* scheme : pathlock::impl::builtin_schemes()) {
       auto* l = path_locks.emplace_back(std::make_unique<PathLock>(*scheme, kAnyScheme)).get();
       register_case("PathLock/" + scheme->name() + "/" + wn,

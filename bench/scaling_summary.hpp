@@ -62,9 +62,10 @@ struct BaselineName {
   std::string_view label;  // in the summary
   bool per_path;           // a per-path table (a peer), not one lock for everything
 };
-inline constexpr std::array<BaselineName, 7> kBaselineNames{{
+inline constexpr std::array<BaselineName, 8> kBaselineNames{{
     {"Baseline/std-mutex", "std::mutex (one lock for every request)", false},
-    {"Baseline/ticket-lock", "FIFO ticket lock (one lock; the cheapest FIFO handoff)", false},
+    {"Baseline/ticket-lock", "FIFO ticket lock (one lock; every waiter spins on one counter)", false},
+    {"Baseline/mcs-lock", "FIFO MCS queue lock (one lock; each waiter spins on its own line)", false},
     {"Baseline/std-shared-mutex", "std::shared_mutex (one lock; reads shared)", false},
     {"Baseline/naive-map", "map of shared_mutex under one global mutex", true},
     {"Baseline/striped-64", "64-stripe table of std::shared_mutex", true},
@@ -72,11 +73,12 @@ inline constexpr std::array<BaselineName, 7> kBaselineNames{{
     {"Baseline/own-mutex", "a std::mutex per thread (nothing shared: the machine's own scaling)", false},
 }};
 
-// The cheapest FIFO handoff: the yardstick of the targets where every pair
-// of requests conflicts.
+// The bare FIFO locks: the faster of the two at T threads is the yardstick
+// of the targets where every pair of requests conflicts.
 inline constexpr std::string_view kTicketLock = kBaselineNames[1].key;
+inline constexpr std::string_view kMcsLock = kBaselineNames[2].key;
 // Nothing shared: the yardstick of the scaling targets.
-inline constexpr std::string_view kOwnMutex = kBaselineNames[6].key;
+inline constexpr std::string_view kOwnMutex = kBaselineNames[7].key;
 
 // The benchmark that times a cache line's trip between two threads.
 inline constexpr const char* kCoreToCore = "Hardware/core-to-core";
@@ -181,14 +183,32 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
        "median), and a target inside that band, or judged on fewer than " + std::to_string(kMinRepetitions) +
        " repetitions, is judged neither met nor missed:");
   const auto verdict = [](bool met) { return met ? std::string("met") : std::string("NOT met"); };
-  // The ticket-lock yardstick under a target where every pair conflicts:
-  // FIFO hands every acquisition to another thread, and no FIFO lock hands
-  // over faster than the bare ticket lock does.
-  const auto ticket_rate = [&](Workload w, int t) { return rate(std::string(kTicketLock), w, t); };
-  const auto yardstick = [&](double ticket, int t, const std::string& how_far, bool within_reach) {
-    line("  - the cheapest FIFO handoff, a bare ticket lock, runs " + mops(ticket) + " M/s at " + std::to_string(t) +
-         " threads" + how_far + ", so the target is " + (within_reach ? "within reach" : "beyond this machine") +
-         " in this run");
+  // The FIFO yardstick under a target where every pair conflicts: FIFO
+  // hands every acquisition to another thread, so PathLock gets no further
+  // than a bare FIFO lock that hands over as fast. The faster of the two
+  // bare ones at T threads (the ticket lock at a few, the MCS lock at many,
+  // where the ticket lock's waiters all fetch its one line at each release).
+  struct Handoff {
+    double rate = 0;  // 0: neither bare FIFO lock ran
+    std::string key;
+    std::string named;   // "a bare ... lock"
+    std::string beside;  // the slower one's rate, if it ran
+  };
+  const auto fifo_handoff = [&](Workload w, int t) {
+    const double ticket = rate(std::string(kTicketLock), w, t);
+    const double mcs = rate(std::string(kMcsLock), w, t);
+    Handoff h;
+    if (mcs > ticket) {
+      h = {mcs, std::string(kMcsLock), "a bare MCS queue lock", ticket > 0 ? "a ticket lock runs " + mops(ticket) : ""};
+    } else if (ticket > 0) {
+      h = {ticket, std::string(kTicketLock), "a bare ticket lock", mcs > 0 ? "an MCS queue lock runs " + mops(mcs) : ""};
+    }
+    return h;
+  };
+  const auto yardstick = [&](const Handoff& h, int t, const std::string& how_far, bool within_reach) {
+    line("  - the faster FIFO handoff, " + h.named + ", runs " + mops(h.rate) + " M/s at " + std::to_string(t) +
+         " threads" + (h.beside.empty() ? "" : " (" + h.beside + ")") + how_far + ", so the target is " +
+         (within_reach ? "within reach" : "beyond this machine") + " in this run");
   };
   const int judged = std::min(top, std::max(1, cpus));
   for (Workload w : kAllWorkloads) {
@@ -203,13 +223,14 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
            fixed(100 * floor, 0) + "%): " +
            to_string(judge(at / one, Bound::kAtLeast, floor, spread,
                            repetitions({{recommended, judged}, {recommended, 1}}, w))));
-      const double ticket = ticket_rate(w, judged);
-      if (judged > 1 && ticket > 0) {
-        const double reachable = ticket / one;
-        yardstick(ticket, judged,
-                  " (" + fixed(100 * ticket / ticket_rate(w, 1), 0) +
-                      "% of its own 1-thread rate): a FIFO lock of PathLock's 1-thread cost that handed over as fast "
-                      "would keep " + fixed(100 * reachable, 0) + "%",
+      const Handoff h = fifo_handoff(w, judged);
+      if (judged > 1 && h.rate > 0) {
+        const double reachable = h.rate / one;
+        const double own_one = rate(h.key, w, 1);
+        yardstick(h, judged,
+                  (own_one > 0 ? ", " + fixed(100 * h.rate / own_one, 0) + "% of its own 1-thread rate" : "") +
+                      ": a FIFO lock of PathLock's 1-thread cost that handed over as fast would keep " +
+                      fixed(100 * reachable, 0) + "%",
                   reachable >= floor);
       }
     } else {
@@ -251,10 +272,12 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
          to_string(judge(mine / peer.rate, Bound::kAtLeast, 4, spread,
                          repetitions({{recommended, top}, {peer.key, top}}, w))));
     // (The peers are not FIFO: a releaser may take its lock straight back.)
-    const double ticket = ticket_rate(w, top);
-    if (contention_of(w) == Contention::kAllConflict && top > 1 && ticket > 0) {
-      yardstick(ticket, top, ", " + fixed(ticket / peer.rate, 2) + "x the peer: no FIFO lock gets further ahead of it",
-                ticket / peer.rate >= 4);
+    const Handoff h = fifo_handoff(w, top);
+    if (contention_of(w) == Contention::kAllConflict && top > 1 && h.rate > 0) {
+      yardstick(h, top,
+                ", " + fixed(h.rate / peer.rate, 2) + "x the peer: a FIFO lock that hands over no faster gets no "
+                "further ahead of it",
+                h.rate / peer.rate >= 4);
     }
   }
   const Figures* write = figure(recommended, Workload::kDisjoint, 1);
