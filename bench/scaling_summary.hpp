@@ -185,30 +185,34 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   const auto verdict = [](bool met) { return met ? std::string("met") : std::string("NOT met"); };
   // The FIFO yardstick under a target where every pair conflicts: FIFO
   // hands every acquisition to another thread, so PathLock gets no further
-  // than a bare FIFO lock that hands over as fast. The faster of the two
-  // bare ones at T threads (the ticket lock at a few, the MCS lock at many,
-  // where the ticket lock's waiters all fetch its one line at each release).
+  // than a bare FIFO lock that hands over as fast. It is the faster of the
+  // two bare ones at T threads: the ticket lock is expected to be at a few
+  // threads, the MCS lock at many (each ticket release takes the counter's
+  // line from every spinner).
   struct Handoff {
     double rate = 0;  // 0: neither bare FIFO lock ran
     std::string key;
     std::string named;   // "a bare ... lock"
-    std::string beside;  // the slower one's rate, if it ran
+    std::string beside;  // the other one's rate, or that it did not run
   };
   const auto fifo_handoff = [&](Workload w, int t) {
     const double ticket = rate(std::string(kTicketLock), w, t);
     const double mcs = rate(std::string(kMcsLock), w, t);
+    const auto other = [&](double r, const std::string& name) {
+      return r > 0 ? name + " runs " + mops(r) + " M/s" : "no figure of " + name + " in this run";
+    };
     Handoff h;
     if (mcs > ticket) {
-      h = {mcs, std::string(kMcsLock), "a bare MCS queue lock", ticket > 0 ? "a ticket lock runs " + mops(ticket) : ""};
+      h = {mcs, std::string(kMcsLock), "a bare MCS queue lock", other(ticket, "the ticket lock")};
     } else if (ticket > 0) {
-      h = {ticket, std::string(kTicketLock), "a bare ticket lock", mcs > 0 ? "an MCS queue lock runs " + mops(mcs) : ""};
+      h = {ticket, std::string(kTicketLock), "a bare ticket lock", other(mcs, "the MCS queue lock")};
     }
     return h;
   };
   const auto yardstick = [&](const Handoff& h, int t, const std::string& how_far, bool within_reach) {
     line("  - the faster FIFO handoff, " + h.named + ", runs " + mops(h.rate) + " M/s at " + std::to_string(t) +
-         " threads" + (h.beside.empty() ? "" : " (" + h.beside + ")") + how_far + ", so the target is " +
-         (within_reach ? "within reach" : "beyond this machine") + " in this run");
+         " threads (" + h.beside + ")" + how_far + ", so the target is " +
+         (within_reach ? "within reach" : "out of reach of both bare FIFO locks") + " in this run");
   };
   const int judged = std::min(top, std::max(1, cpus));
   for (Workload w : kAllWorkloads) {
