@@ -158,32 +158,35 @@ TEST(ScalingSummary, AThreadThatSharesNothingIsNotAPeer) {
             "met");
 }
 
-TEST(ScalingSummary, NoCollapseIsMeasuredAgainstTheFasterFifoHandoff) {
+// Conflicting: PathLock at 10 M/s on 1 thread, 6 on 2; the ticket lock
+// and the MCS lock at 40/50 M/s on 1 thread and the given rates on 2
+// (0: not in the run). The yardstick line under its no-collapse target.
+std::string no_collapse_yardstick(double ticket, double mcs) {
   FigureTable figures;
   set_rates(figures, kRecommended, Workload::kConflicting, 10e6, 6e6);
-  set_rates(figures, "Baseline/ticket-lock", Workload::kConflicting, 50e6, 5e6);
-  EXPECT_EQ(line_after(summary_of(figures), "- no collapse, conflicting:"),
+  if (ticket > 0) set_rates(figures, "Baseline/ticket-lock", Workload::kConflicting, 50e6, ticket);
+  if (mcs > 0) set_rates(figures, "Baseline/mcs-lock", Workload::kConflicting, 40e6, mcs);
+  return line_after(summary_of(figures), "- no collapse, conflicting:");
+}
+
+TEST(ScalingSummary, NoCollapseIsMeasuredAgainstTheFasterFifoHandoff) {
+  EXPECT_EQ(no_collapse_yardstick(5e6, 0),
             "  - the faster FIFO handoff, a bare ticket lock, runs 5.00 M/s at 2 threads (no figure of the MCS queue "
             "lock in this run), 10% of its own 1-thread rate: a FIFO lock of PathLock's 1-thread cost that handed "
             "over as fast would keep 50%, so the target is out of reach of both bare FIFO locks in this run");
   // An MCS lock hands over faster at 2 threads than the ticket lock: the
   // target is within reach of a FIFO lock after all.
-  set_rates(figures, "Baseline/mcs-lock", Workload::kConflicting, 40e6, 8e6);
-  EXPECT_EQ(line_after(summary_of(figures), "- no collapse, conflicting:"),
+  EXPECT_EQ(no_collapse_yardstick(5e6, 8e6),
             "  - the faster FIFO handoff, a bare MCS queue lock, runs 8.00 M/s at 2 threads (the ticket lock runs "
             "5.00 M/s), 20% of its own 1-thread rate: a FIFO lock of PathLock's 1-thread cost that handed over as "
             "fast would keep 80%, so the target is within reach in this run");
   // A slower MCS lock is named beside the ticket lock, and judges nothing.
-  set_rates(figures, "Baseline/mcs-lock", Workload::kConflicting, 40e6, 4e6);
-  EXPECT_EQ(line_after(summary_of(figures), "- no collapse, conflicting:"),
+  EXPECT_EQ(no_collapse_yardstick(5e6, 4e6),
             "  - the faster FIFO handoff, a bare ticket lock, runs 5.00 M/s at 2 threads (the MCS queue lock runs "
             "4.00 M/s), 10% of its own 1-thread rate: a FIFO lock of PathLock's 1-thread cost that handed over as "
             "fast would keep 50%, so the target is out of reach of both bare FIFO locks in this run");
   // The MCS lock alone: the ticket lock's absence is said, not hidden.
-  FigureTable mcs_only;
-  set_rates(mcs_only, kRecommended, Workload::kConflicting, 10e6, 6e6);
-  set_rates(mcs_only, "Baseline/mcs-lock", Workload::kConflicting, 40e6, 8e6);
-  EXPECT_EQ(line_after(summary_of(mcs_only), "- no collapse, conflicting:"),
+  EXPECT_EQ(no_collapse_yardstick(0, 8e6),
             "  - the faster FIFO handoff, a bare MCS queue lock, runs 8.00 M/s at 2 threads (no figure of the ticket "
             "lock in this run), 20% of its own 1-thread rate: a FIFO lock of PathLock's 1-thread cost that handed "
             "over as fast would keep 80%, so the target is within reach in this run");
