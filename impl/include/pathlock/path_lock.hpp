@@ -193,9 +193,13 @@
 // exclusive gate's word taken queues at the gate instead of closing it:
 // an MCS queue whose tail (the thread's block number) is in the word, as in
 // Linux's qspinlock. It joins by one compare-exchange from an open word,
-// links itself behind the last thread, waits for its turn, then for the
-// word, and takes it by one compare-exchange; the releaser's fetch_sub is
-// the handoff. So writers of one path take it in turn with one cache
+// links itself behind the last thread, and waits on its own line until
+// the holder hands it the word: a holder that took the word from the
+// queue knows the thread behind it, and its release stores "handed" there
+// and leaves the word taken (no read-modify-write of the word's line); the
+// first thread of a queue waits for the holder (which took the word fast,
+// and does not know it) to give the word back, and takes it by one
+// compare-exchange. So writers of one path take it in turn with one cache
 // line's round trip and no shard lock, where the slow way took the shard
 // lock and the entry's queue for every handoff. Nobody takes the word past
 // a queue, so the gate's queue is FIFO. A conflicting step closes the gate as before; the closer counts
@@ -203,7 +207,7 @@
 // for the holder and every thread queued before the close, which still
 // take the word in turn, and the request that closed it waits for them
 // (FIFO across both queues); the last one out drains. A waiter spins
-// while the queue turns (each new head bumps a count beside the word), as
+// while the queue turns (each new holder bumps a count beside the word), as
 // a slow waiter spins while its entry grants, then sleeps on its own
 // condition variable (one per block, in the gates: 16 KiB a lock); the
 // thread that makes it ready wakes it if it sleeps. With one round of
@@ -619,6 +623,9 @@ class BasicPathLock {
   static void wait_in_gate_queue(GateRecord* g, GateQueuer& q, Ready&& ready) noexcept;
   void wake_queuer(GateQueuer& q) noexcept;
   void wake_gate_queue_head(GateRecord* g) noexcept;
+  // REQUIRES: the caller holds a gate's word taken, and q's thread queues
+  // behind it at that gate. Hands it the word, still taken.
+  void hand_word_to(GateQueuer& q) noexcept;
   // The end of ask_fast, for a gate known by (record, expected word): sets
   // the slot, or counts the reader, if the word admits the ask now (a step
   // that takes the word does neither: its word is as it expects).
@@ -655,7 +662,10 @@ class BasicPathLock {
   [[gnu::always_inline]] inline bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
   bool keep_shared_word(GateRecord* g, std::uint32_t set, impl::ModeId mode, std::string_view key,
                         impl::TaskId task) noexcept;
-  [[gnu::always_inline]] inline void release_exclusive(GateRecord* gate, impl::ModeId mode) noexcept;  // (every write's release)
+  // `successor`: the thread (slot + 1) queued behind the holder when it
+  // took the word from the gate's queue, to hand the word to; 0 = none.
+  [[gnu::always_inline]] inline void release_exclusive(GateRecord* gate, impl::ModeId mode,
+                                                       std::uint8_t successor = 0) noexcept;  // (every write's release)
   // REQUIRES: the caller holds g's word taken (a take of a shared set) and
   // no reader conflicts with it. `slots`: the modes in which slots name g
   // (if its readers set slots). Moves g's readers to counts after
@@ -685,7 +695,8 @@ class BasicPathLock {
   // reserved), and the gate marked used (CLOCK's reference bit).
   [[gnu::always_inline]] static inline void hold_fast(Guard& guard, typename Guard::Held* at, FastVia via,
                                                       Atomic<std::uintptr_t>* slot, GateRecord* gate,
-                                                      impl::ModeId mode, std::string_view key) noexcept;
+                                                      impl::ModeId mode, std::string_view key,
+                                                      std::uint8_t successor = 0) noexcept;
   // After clearing slots (or counts): fences once, then drains each gate
   // that for_each_gate(drain) passes to drain(record) (a cleared slot's or
   // count's gate) if it is closed.
@@ -828,6 +839,10 @@ class BasicPathLock<P>::Guard {
     GateRecord* gate;
     impl::ModeId mode;
     FastVia via;  // gate != nullptr: how it is held
+    // via kWord: the thread (slot + 1) queued behind this hold when it
+    // took the word from the gate's queue, which its release hands the
+    // word to (release_exclusive); 0 = none.
+    std::uint8_t successor;
   };
   void push(Node* node, impl::ModeId mode);
   // The next hold's place, filled in by the caller field by field (a Held

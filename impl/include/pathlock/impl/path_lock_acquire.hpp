@@ -330,7 +330,7 @@ void BasicPathLock<P>::Guard::release() noexcept {
       if (h.gate != nullptr) {
         impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
         if (h.via == FastVia::kWord) {
-          lock_->release_exclusive(h.gate, h.mode);
+          lock_->release_exclusive(h.gate, h.mode, h.successor);
         } else {
           leave_reader(h.via, h.slot, h.gate, h.mode);
           cleared = true;

@@ -98,17 +98,23 @@
 // word taken (or others queued) waits at the gate instead of closing it, so
 // a path that writers take in turn hands over with one line's round trip
 // (MCS, the tail in the word as in Linux's qspinlock). It joins by one
-// compare-exchange of the tail, from an open word of its generation, links
-// itself behind the old tail, and waits for its turn; the head waits for
-// the word to be untaken and takes it by one compare-exchange (clearing
-// the tail if it is the last), then gives the turn to the next. The head
-// takes the word even if the gate closed meanwhile: the closer counted
-// the queue (a tail) as a fast holder of the mode, so the pseudo hold
-// stands for every thread queued before the close, and requests that
-// arrive later queue behind it (FIFO). A waiter spins while the queue
-// turns (queue_turns), then sleeps on its queuer's condition variable; the
-// thread that makes it ready (its turn, or the word released) wakes it if
-// it sleeps (seq_cst: Dekker again).
+// compare-exchange of the tail, from an open word of its generation, and
+// links itself behind the old tail. A thread that takes the word from the
+// queue (clearing the tail if it is the last) reads the link of the thread
+// behind it, and its release hands that thread the word: one store into
+// its queuer, the one line it waits on, with the word left taken in the
+// one mode the gate queues (no read-modify-write of the gate's line, which
+// newcomers write). The first thread of a queue (nobody ahead of it: the
+// holder took the word fast, or found nobody behind it) stores itself as
+// the gate's head, waits for the holder to give the word back, and takes
+// it by one compare-exchange. A queued thread holds the word even if the
+// gate closed meanwhile: the closer counted the queue (a tail) as a fast
+// holder of the mode, so the pseudo hold stands for every thread queued
+// before the close, and requests that arrive later queue behind it
+// (FIFO). A waiter spins while the queue turns (queue_turns), then sleeps
+// on its queuer's condition variable; the thread that makes it ready (the
+// word handed, or given back) wakes it if it sleeps (seq_cst: Dekker
+// again).
 
 #include <algorithm>
 #include <array>
@@ -215,9 +221,10 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   // Set by a fast grant when clear (so written once per eviction pass, not
   // per grant), cleared by eviction's first pass: CLOCK's reference bit.
   Atomic<bool> used_fast{};
-  // The thread (slot + 1) heading the gate's queue, stored as it becomes
-  // head: a releaser that sees a tail wakes it if it sleeps. May name a
-  // thread that has left (harmless: it then wakes nobody who waits here).
+  // The first thread of the gate's queue (nobody ahead of it), stored as it
+  // queues: a releaser that gives the word back with a tail set wakes it
+  // if it sleeps. May name a thread that has left (harmless: it then wakes
+  // nobody who waits here).
   Atomic<std::uint8_t> queue_head{};
   // How fast readers (steps in a mode the gate admits) hold it (COUNTED
   // READERS above): kReadersCounted set, they count themselves in `counts`;
@@ -228,8 +235,9 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   // Set (when clear) by a counted reader that found another counted reader
   // in: the next take switches the gate back to slots.
   Atomic<std::uint8_t> counts_contended{};
-  // Bumped by each thread as it becomes head (one writer at a time): the
-  // threads queued behind spin while it moves (spin_while_queue_moves).
+  // Bumped by each thread as it takes the word from the queue (one writer
+  // at a time): the threads queued behind spin while it moves
+  // (spin_while_queue_moves).
   Atomic<std::uint32_t> queue_turns{};
   // A byte per mode (Gates::count_unit): the counted readers holding, or
   // asking for, the gate in that mode.
@@ -257,8 +265,11 @@ struct BasicPathLock<P>::SlotCursor {
 // number: a thread waits at one gate at a time.
 template <typename P>
 struct alignas(64) BasicPathLock<P>::GateQueuer {
+  // Whether the word's holder has handed it the word (release_exclusive).
+  static constexpr std::uint32_t kNotYet = 0;
+  static constexpr std::uint32_t kHanded = 1;
   Atomic<std::uint32_t> next{};      // the slot + 1 of the thread queued behind, once linked; 0 = none yet
-  Atomic<std::uint32_t> turn{};      // 1: it heads its queue
+  Atomic<std::uint32_t> turn{};      // kNotYet, or kHanded: it holds the word
   Atomic<std::uint32_t> sleeping{};  // 1: it may sleep on cv (set under mu)
   Atomic<std::uint32_t> waiting{};   // 1: it is in a queue (waiting_acquisitions)
   typename P::Mutex mu;
@@ -807,7 +818,16 @@ template <typename P>
 }
 
 template <typename P>
-inline void BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode) noexcept {
+inline void BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode, std::uint8_t successor) noexcept {
+  // A thread queued behind us when we took the word from the gate's queue:
+  // the word is handed to it, still taken (in the one mode the gate
+  // queues), by one store into its queuer, the line it waits on; the
+  // gate's line is not touched, and a closer's pseudo hold stands for it
+  // as for us (the last one out drains).
+  if (successor != 0) [[unlikely]] {
+    hand_word_to(gates_->queuers[successor - 1]);
+    return;
+  }
   // A closer that closed the gate meanwhile saw the mode taken and stands
   // for this hold with a pseudo hold: the last one out (us) drains it.
   // Only the holder changes the taken bits while they are set, so taking
@@ -821,6 +841,14 @@ inline void BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode
 
 // Out of line, as is queue_at_gate: the uncontended release and acquire
 // around their calls stay as small as they were.
+template <typename P>
+[[gnu::noinline]] void BasicPathLock<P>::hand_word_to(GateQueuer& q) noexcept {
+  // It holds the word from this store on. seq_cst: Dekker with its sleep
+  // (wake_queuer), and our hold's writes before its own.
+  q.turn.store(GateQueuer::kHanded, std::memory_order_seq_cst);
+  wake_queuer(q);
+}
+
 template <typename P>
 [[gnu::noinline]] void BasicPathLock<P>::wake_gate_queue_head(GateRecord* g) noexcept {
   // seq_cst, after the release's fetch_sub: a head that stored itself
@@ -865,9 +893,10 @@ template <typename P>
   auto& queuers = gates_->queuers;
   GateQueuer& q = queuers[slot];
   q.next.store(0, std::memory_order_relaxed);
-  q.turn.store(0, std::memory_order_relaxed);
+  q.turn.store(GateQueuer::kNotYet, std::memory_order_relaxed);
   std::uint64_t w = g->word.load(std::memory_order_relaxed);
-  std::uint32_t ahead = 0;  // the thread queued last before us (slot + 1)
+  std::uint32_t ahead = 0;      // the thread queued last before us (slot + 1)
+  std::uint32_t successor = 0;  // the thread queued next behind us, once we hold (slot + 1)
   for (;;) {
     // Only the exclusive gate of this mode, open in the generation looked up.
     if (Gates::generation(w) != ask.generation() || Gates::admitted(w) != mode) return GateQueue::kNotQueued;
@@ -884,60 +913,72 @@ template <typename P>
       // (Told in the compare-exchange's step: no atomic operation between.)
       impl::observe<P>(impl::LockEvent::kQueuedAtGate, step.lock, guard.id_, step.mode);
       // The link first: the thread ahead may be holding the word already,
-      // and waits for it to hand the turn on.
+      // and waits for it to know whom to hand the word to.
       ahead = Gates::queue_tail(w);
       if (ahead != 0) queuers[ahead - 1].next.store(static_cast<std::uint32_t>(me), std::memory_order_release);
       q.waiting.store(1, std::memory_order_relaxed);
-      if (ahead != 0) wait_in_gate_queue(g, q, [&q] { return q.turn.load(std::memory_order_seq_cst) != 0; });
-      // At the head: the word once its holder gives it back, open or
-      // closed (a closer's pseudo hold stands for this queue).
-      g->queue_head.store(static_cast<std::uint8_t>(me), std::memory_order_seq_cst);
+      if (ahead != 0) {
+        // The thread ahead hands us the word when it lets it go (it read
+        // our link once it held it): we read only our own line meanwhile.
+        // Ours from then on, still taken in this mode: only the tail, if it
+        // is us, is cleared (newcomers and closers write the word meanwhile).
+        wait_in_gate_queue(g, q, [&q] { return q.turn.load(std::memory_order_seq_cst) == GateQueuer::kHanded; });
+        w = g->word.load(std::memory_order_relaxed);
+        while (Gates::queue_tail(w) == me &&
+               !g->word.compare_exchange_weak(w, Gates::with_tail(w, 0), std::memory_order_seq_cst)) {
+        }
+      } else {
+        // First in the queue: the word's holder (a fast one, or one that
+        // found nobody behind it) does not know us, and gives the word back.
+        // We wait for that and take it by one compare-exchange, open or
+        // closed (a closer's pseudo hold stands for this queue).
+        g->queue_head.store(static_cast<std::uint8_t>(me), std::memory_order_seq_cst);
+        for (;;) {
+          w = g->word.load(std::memory_order_seq_cst);
+          if (Gates::taken(w) == 0) {
+            const std::uint64_t tail = Gates::queue_tail(w) == me ? 0 : Gates::queue_tail(w);
+            const std::uint64_t taken = Gates::with_tail(w, tail) | std::uint64_t{mode} << Gates::kTakenShift;
+            if (g->word.compare_exchange_weak(w, taken, std::memory_order_seq_cst)) break;
+            continue;
+          }
+          wait_in_gate_queue(g, q, [g] { return Gates::taken(g->word.load(std::memory_order_seq_cst)) == 0; });
+        }
+      }
+      // (w: as our take or our clearing of the tail found it.)
+      q.waiting.store(0, std::memory_order_relaxed);
       if constexpr (impl::max_spin_rounds<P>() > 1) {
         g->queue_turns.store(g->queue_turns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       }
-      for (;;) {
-        w = g->word.load(std::memory_order_seq_cst);
-        if (Gates::taken(w) == 0) {
-          const std::uint64_t tail = Gates::queue_tail(w) == me ? 0 : Gates::queue_tail(w);
-          const std::uint64_t taken = Gates::with_tail(w, tail) | std::uint64_t{mode} << Gates::kTakenShift;
-          if (g->word.compare_exchange_weak(w, taken, std::memory_order_seq_cst)) break;
-          continue;
-        }
-        wait_in_gate_queue(g, q, [g] { return Gates::taken(g->word.load(std::memory_order_seq_cst)) == 0; });
-      }
-      q.waiting.store(0, std::memory_order_relaxed);
       if (Gates::queue_tail(w) != me) {
         // Somebody queued behind: its link follows its compare-exchange at
         // once, unless its thread was preempted between the two (then give
-        // it the CPU: it may share ours).
-        std::uint32_t next = 0;
-        for (int spins = 0; (next = q.next.load(std::memory_order_acquire)) == 0; ++spins) {
+        // it the CPU: it may share ours). Our release hands it the word.
+        for (int spins = 0; (successor = q.next.load(std::memory_order_acquire)) == 0; ++spins) {
           if (spins < kLinkSpins) {
             P::pause();
           } else {
             P::yield();
           }
         }
-        queuers[next - 1].turn.store(1, std::memory_order_seq_cst);
-        wake_queuer(queuers[next - 1]);
       }
       break;
     }
   }
-  hold_fast(guard, nullptr, FastVia::kWord, nullptr, g, step.mode, step.lock);
+  hold_fast(guard, nullptr, FastVia::kWord, nullptr, g, step.mode, step.lock, static_cast<std::uint8_t>(successor));
   return GateQueue::kGranted;
 }
 
 template <typename P>
 inline void BasicPathLock<P>::hold_fast(Guard& guard, typename Guard::Held* at, FastVia via,
                                         Atomic<std::uintptr_t>* slot, GateRecord* gate, impl::ModeId mode,
-                                        std::string_view key) noexcept {
+                                        std::string_view key, std::uint8_t successor) noexcept {
   impl::observe<P>(impl::LockEvent::kGranted, key, guard.id_, mode);
   typename Guard::Held& h = at != nullptr ? *at : guard.next_held();
   h.slot = slot;
   h.gate = gate;
   h.mode = mode;
   h.via = via;
+  h.successor = successor;
   // Written once per eviction pass, not per grant: a look first.
   if (!gate->used_fast.load(std::memory_order_relaxed)) gate->used_fast.store(true, std::memory_order_relaxed);
 }
