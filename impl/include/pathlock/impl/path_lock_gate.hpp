@@ -53,10 +53,11 @@
 // path that is only written) admits one holder at a time, so a slot, which
 // any number of threads may set, cannot stand for it: its holder takes the
 // word itself, by one compare-exchange from (generation, open, untaken) to
-// taken, and gives it back by one fetch_sub of its taken bit. A
-// closer clears the admitted bits by fetch_and (a taken mode stays taken,
-// and becomes a pseudo hold); a holder whose release finds the gate closed
-// drains it. It opens only on an idle entry (a slow holder is no bit of
+// taken, and gives it back by one fetch_sub of its taken bit (or hands
+// it, still taken, to the thread queued behind it: the gate's queue,
+// below). A closer clears the admitted bits by fetch_and (a taken mode
+// stays taken, and becomes a pseudo hold); a holder whose fetch_sub finds
+// the gate closed drains it. It opens only on an idle entry (a slow holder is no bit of
 // the word), and every slow step closes it first.
 //
 // A shared gate lets such a mode be taken too (a write of a path that is
@@ -851,8 +852,9 @@ template <typename P>
 
 template <typename P>
 [[gnu::noinline]] void BasicPathLock<P>::wake_gate_queue_head(GateRecord* g) noexcept {
-  // seq_cst, after the release's fetch_sub: a head that stored itself
-  // later reads the word untaken and does not sleep (queue_at_gate).
+  // seq_cst, after the release's fetch_sub: a queue's first thread that
+  // stored itself later reads the word untaken and does not sleep
+  // (queue_at_gate).
   const std::uint32_t head = g->queue_head.load(std::memory_order_seq_cst);
   if (head != 0) wake_queuer(gates_->queuers[head - 1]);
 }
@@ -919,7 +921,8 @@ template <typename P>
       q.waiting.store(1, std::memory_order_relaxed);
       if (ahead != 0) {
         // The thread ahead hands us the word when it lets it go (it read
-        // our link once it held it): we read only our own line meanwhile.
+        // our link once it held it): meanwhile we read our own line (and,
+        // once a spin round, the queue's turns).
         // Ours from then on, still taken in this mode: only the tail, if it
         // is us, is cleared (newcomers and closers write the word meanwhile).
         wait_in_gate_queue(g, q, [&q] { return q.turn.load(std::memory_order_seq_cst) == GateQueuer::kHanded; });
