@@ -166,8 +166,8 @@ template <typename P>
 struct BasicPathLock<P>::IndexedKey {
   // Longer paths are never found through the index. With the length, the
   // copy fills a record's first two lines after the word, its reference
-  // bit, its readers' representation, its queue's head and turns and its
-  // readers' counts (GateRecord): 24 + 8 + 96 = 128 bytes.
+  // bit, its readers' representation, its queue's head and its readers'
+  // counts (GateRecord): 24 + 8 + 96 = 128 bytes.
   static constexpr std::size_t kBytes = 96;
   static constexpr std::size_t kWords = kBytes / 8;
   static constexpr std::uint32_t kNone = 0;  // no path (a fresh record, or one too long)
@@ -236,10 +236,6 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   // Set (when clear) by a counted reader that found another counted reader
   // in: the next take switches the gate back to slots.
   Atomic<std::uint8_t> counts_contended{};
-  // Bumped by each thread as it takes the word from the queue (one writer
-  // at a time): the threads queued behind spin while it moves
-  // (spin_while_queue_moves).
-  Atomic<std::uint32_t> queue_turns{};
   // A byte per mode (Gates::count_unit): the counted readers holding, or
   // asking for, the gate in that mode.
   Atomic<std::uint64_t> counts{};
@@ -248,6 +244,12 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   alignas(64) Node* owner = nullptr;  // the entry using this record, if any
   GateRecord* next_free = nullptr;
   Shard* shard = nullptr;  // fixed
+  // Bumped by each thread as it takes the word from the queue (one writer
+  // at a time): the threads queued behind spin while it moves
+  // (spin_while_queue_moves). Off the word's line, which newcomers write
+  // and the next holder reads: the queued threads' looks at the turns do
+  // not take it from them.
+  Atomic<std::uint32_t> queue_turns{};
 };
 
 // Where a request's fast prefix sets its slots: this thread's block, found
@@ -926,9 +928,14 @@ template <typename P>
         // Ours from then on, still taken in this mode: only the tail, if it
         // is us, is cleared (newcomers and closers write the word meanwhile).
         wait_in_gate_queue(g, q, [&q] { return q.turn.load(std::memory_order_seq_cst) == GateQueuer::kHanded; });
-        w = g->word.load(std::memory_order_relaxed);
-        while (Gates::queue_tail(w) == me &&
-               !g->word.compare_exchange_weak(w, Gates::with_tail(w, 0), std::memory_order_seq_cst)) {
+        // Linked behind already: the tail is that thread or a later one,
+        // never us again, and the gate's line is left alone (MCS).
+        successor = q.next.load(std::memory_order_acquire);
+        if (successor == 0) {
+          w = g->word.load(std::memory_order_relaxed);
+          while (Gates::queue_tail(w) == me &&
+                 !g->word.compare_exchange_weak(w, Gates::with_tail(w, 0), std::memory_order_seq_cst)) {
+          }
         }
       } else {
         // First in the queue: the word's holder (a fast one, or one that
@@ -947,12 +954,13 @@ template <typename P>
           wait_in_gate_queue(g, q, [g] { return Gates::taken(g->word.load(std::memory_order_seq_cst)) == 0; });
         }
       }
-      // (w: as our take or our clearing of the tail found it.)
+      // (w, if we know no successor yet: as our take or our clearing of the
+      // tail found it.)
       q.waiting.store(0, std::memory_order_relaxed);
       if constexpr (impl::max_spin_rounds<P>() > 1) {
         g->queue_turns.store(g->queue_turns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       }
-      if (Gates::queue_tail(w) != me) {
+      if (successor == 0 && Gates::queue_tail(w) != me) {
         // Somebody queued behind: its link follows its compare-exchange at
         // once, unless its thread was preempted between the two (then give
         // it the CPU: it may share ours). Our release hands it the word.
