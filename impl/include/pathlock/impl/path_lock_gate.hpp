@@ -96,26 +96,25 @@
 // that no write takes keep their slots.
 //
 // An exclusive gate's queue (queue_at_gate): a blocking step that finds the
-// word taken (or others queued) waits at the gate instead of closing it, so
-// a path that writers take in turn hands over with one line's round trip
-// (MCS, the tail in the word as in Linux's qspinlock). It joins by one
-// compare-exchange of the tail, from an open word of its generation, and
-// links itself behind the old tail. A thread that takes the word from the
-// queue (clearing the tail if it is the last) reads the link of the thread
-// behind it, and its release hands that thread the word: one store into
-// its queuer, the one line it waits on, with the word left taken in the
-// one mode the gate queues (no read-modify-write of the gate's line, which
-// newcomers write). The first thread of a queue (nobody ahead of it: the
-// holder took the word fast, or found nobody behind it) stores itself as
-// the gate's head, waits for the holder to give the word back, and takes
-// it by one compare-exchange. A queued thread holds the word even if the
-// gate closed meanwhile: the closer counted the queue (a tail) as a fast
-// holder of the mode, so the pseudo hold stands for every thread queued
-// before the close, and requests that arrive later queue behind it
-// (FIFO). A waiter spins while the queue turns (queue_turns), then sleeps
-// on its queuer's condition variable; the thread that makes it ready (the
-// word handed, or given back) wakes it if it sleeps (seq_cst: Dekker
-// again).
+// word taken (or others queued) waits at the gate instead of closing it, so a
+// path that writers take in turn hands over with one line's round trip (MCS,
+// the tail in the word as in Linux's qspinlock). It joins by one
+// compare-exchange of the tail, from an open word of its generation, and links
+// itself behind the old tail. A thread that takes the word from the queue
+// (clearing the tail if it is the last) reads the link of the thread behind it,
+// and its release hands that thread the word: one store into its queuer, the
+// one line it waits on, with the word left taken in the one mode the gate
+// queues (no read-modify-write of the gate's line, which newcomers write; nor a
+// read, if a thread is linked behind already). The first thread of a queue
+// (nobody ahead of it: the holder took the word fast, or found nobody behind
+// it) stores itself as the gate's head, waits for the holder to give the word
+// back, and takes it by one compare-exchange. A queued thread holds the word
+// even if the gate closed meanwhile: the closer counted the queue (a tail) as a
+// fast holder of the mode, so the pseudo hold stands for every thread queued
+// before the close, and requests that arrive later queue behind it (FIFO). A
+// waiter spins while the queue turns (queue_turns), then sleeps on its queuer's
+// condition variable; the thread that makes it ready (the word handed, or given
+// back) wakes it if it sleeps (seq_cst: Dekker again).
 
 #include <algorithm>
 #include <array>
