@@ -294,13 +294,14 @@ std::vector<LockProgram> builtin_programs() {
                  call(write(p("/b")), WaitStyle::kTimed)}},
                {{call(write(p("/a")))}},
                {{call(write(p("/b")), WaitStyle::kBlocking, hold), call(read(p("/a")))}}}),
-      // Thread 0 holds /a's word (its second write, fast) while thread 1
-      // queues first at the gate and thread 2 behind it: thread 1 takes the
-      // word from the queue, and its release hands it to thread 2. Meanwhile
-      // thread 1 waits (timed) for /b, which thread 0 holds while its read
-      // of /a waits behind the queue: every thread but thread 2 is blocked,
-      // so thread 2 spins out and sleeps. When thread 1 gives up on /b and
-      // lets /a go, the hand-over must wake thread 2.
+      // Thread 0 is preempted while its second write (fast) holds /a's word;
+      // thread 1 queues first at the gate and thread 2 behind it: thread 1
+      // takes the word from the queue, and its release hands it to thread 2
+      // (one preemption). Meanwhile thread 1 waits (timed) for /b, which
+      // thread 0 holds while its read of /a waits behind the queue: every
+      // thread but thread 2 is blocked, so thread 2 spins out and sleeps.
+      // When thread 1 gives up on /b and lets /a go, the hand-over must wake
+      // thread 2.
       program("gate-queue-hands-to-a-sleeper", "the holder of a path's exclusive gate, taken from the gate's queue, "
               "waits elsewhere while the writer queued behind it sleeps; its release must hand the word on and wake it",
               {{{call(write(p("/b")), WaitStyle::kBlocking, hold), call(write(p("/a"))), call(write(p("/a"))),

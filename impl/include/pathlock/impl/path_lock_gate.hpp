@@ -213,8 +213,8 @@ struct BasicPathLock<P>::IndexedKey {
 // must not share its line with a busy neighbour's word that opens and
 // closes, nor with the fields a slow step writes. The path's copy, read by
 // index lookups and written only between generations, starts on the word's
-// line: a lookup of a path of up to 40 bytes reads one line of the record
-// (the copy's words start at byte 24).
+// line: a lookup of a path of up to 32 bytes reads one line of the record
+// (the copy's words start at byte 32, after its length).
 template <typename P>
 struct alignas(64) BasicPathLock<P>::GateRecord {
   Atomic<std::uint64_t> word{};  // generation << 25 | queue tail << 17 | slow << 16 | taken << 8 | admitted modes
