@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -52,6 +53,78 @@ TEST(PathHash, DependsOnTheTextOnly) {
   EXPECT_NE(path_hash(""), path_hash("/"));
   EXPECT_NE(path_hash("/a/b"), path_hash("/a/bc"));
   EXPECT_NE(path_hash("/abcdefg"), path_hash("/abcdefg/"));  // a ninth byte
+}
+
+// path_hash is part of what a run replays (which shard, bucket and cache
+// entry a path lands in, and check-lock's programs build their collisions
+// from it): a faster way to compute it must give the same values. Pinned
+// from the byte-at-a-time definition; memo_hash's since it reads a path of
+// up to sixteen bytes whole.
+TEST(PathHash, ValuesArePinned) {
+  struct Pinned {
+    const char* text;
+    std::uint64_t path;
+    std::uint64_t memo;
+  };
+  const Pinned pinned[] = {
+      {"", 0x32fd7808eec6a275ULL, 0x1ff5c2923a788d2cULL},
+      {"/", 0x2b49bd55c0025baeULL, 0x9c54fb295a98342bULL},
+      {"/a", 0x7ca088f6a2b9f347ULL, 0x3747371e1f23b380ULL},
+      {"/ab", 0xa1cd9cfcddfce6dfULL, 0xf6aa0c5f2d73183fULL},
+      {"/abc", 0x90a6225d46b0091aULL, 0xb6c4105183937ef1ULL},
+      {"/abcd", 0xd34faa7c0d487fd3ULL, 0xd6609b70af8319fcULL},
+      {"/abcde", 0x5f32ff476d7c74a7ULL, 0xa8f8a162cd63b2feULL},
+      {"/abcdef", 0xeb557482c55c747aULL, 0x47863ed9375de3e9ULL},
+      {"/abcdefg", 0xda253ac8f89c47d5ULL, 0xa85827f9a7ac7497ULL},
+      {"/abcdefgh", 0x26946a8c4c94403dULL, 0x421979d2dc837f07ULL},
+      {"/hot/folder/sub/object", 0xa13ce606ab181ff4ULL, 0xb37d38091881970dULL},
+      {"/d3/d5/d7/o1", 0xe4dab7aa4c61175fULL, 0x566d4b8b46d7f24fULL},
+  };
+  for (const Pinned& p : pinned) {
+    EXPECT_EQ(path_hash(p.text), p.path) << p.text;
+    EXPECT_EQ(memo_hash(p.text), p.memo) << p.text;
+  }
+}
+
+// memo_hash reads at most sixteen bytes: a path of up to sixteen is read
+// whole, so paths that differ anywhere in those take different memo entries
+// (and the refusal that keeps one path from evicting another tells them
+// apart). Reading only the last eight of a 12-byte path made /d0/d5/d7/o1
+// and its seven cousins one hash, and the memo evict itself at random.
+TEST(MemoHash, ReadsEveryByteOfAPathOfUpToSixteen) {
+  for (std::size_t n = 1; n <= 16; ++n) {
+    const std::string base(n, 'a');
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string other = base;
+      other[i] = 'b';
+      EXPECT_NE(memo_hash(base), memo_hash(other)) << "length " << n << ", differing at " << i;
+    }
+  }
+}
+
+// load_le, the hashes' and the gate index's read of a path's last word:
+// the bytes as a little-endian number, for every length up to eight and
+// every byte value at every position, reading nothing past the end.
+TEST(LoadLe, IsTheBytesLittleEndian) {
+  EXPECT_EQ(load_le(nullptr, 0), 0U);
+  for (std::size_t n = 1; n <= 8; ++n) {
+    std::vector<char> p(n);  // exact size: ASan sees an overread
+    for (std::size_t at = 0; at < n; ++at) {
+      for (int value = 0; value < 256; value += 17) {
+        std::array<unsigned char, 8> bytes{};
+        std::uint64_t expected = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          bytes[i] = static_cast<unsigned char>(i == at ? value : 0x30 + static_cast<int>(i));
+          expected |= std::uint64_t{bytes[i]} << (8 * i);
+        }
+        std::memcpy(p.data(), bytes.data(), n);
+        EXPECT_EQ(load_le(p.data(), n), expected) << "length " << n << ", byte " << at << " = " << value;
+      }
+    }
+    if (n == 8) {
+      EXPECT_EQ(load_le64(p.data()), load_le(p.data(), 8));
+    }
+  }
 }
 
 TEST(PathHash, TreePathsSpreadOverShardsBucketsAndTheGateCache) {

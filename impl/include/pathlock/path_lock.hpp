@@ -602,11 +602,13 @@ class BasicPathLock {
   // Sets a slot for `key` in `mode` (not yet a hold), if this thread's gate
   // cache knows the entry's gate, it admits the mode and a slot is free.
   // `cursor`: where the prefix's next slot is looked for (SlotCursor).
-  bool ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task, FastAsk& ask,
-                SlotCursor& cursor) noexcept;
+  // Inlined, as look_up_gate: a call each cost a tenth of a memo miss.
+  [[gnu::always_inline]] inline bool ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode,
+                                              impl::TaskId task, FastAsk& ask, SlotCursor& cursor) noexcept;
   // The gate of `key` as ask_fast finds it (the thread's gate cache, then
   // the index), if its word admits `mode` now; `ask` names it (no slot set).
-  bool look_up_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode, FastAsk& ask) noexcept;
+  [[gnu::always_inline]] inline bool look_up_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode,
+                                                  FastAsk& ask) noexcept;
   // A blocking step in a mode that conflicts with itself, at its open
   // exclusive gate: takes the word if it is free and nobody queues, else
   // queues at the gate (the tail in its word) and takes it in turn

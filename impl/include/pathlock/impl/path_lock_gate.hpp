@@ -175,9 +175,9 @@ struct BasicPathLock<P>::IndexedKey {
 
   // Bytes [8i, 8i + 8) of `key`, zero-padded. REQUIRES: 8i < key.size().
   static std::uint64_t word_of(std::string_view key, std::size_t i) noexcept {
-    std::uint64_t w = 0;
-    std::memcpy(&w, key.data() + i * 8, std::min<std::size_t>(8, key.size() - i * 8));
-    return w;
+    const std::size_t n = std::min<std::size_t>(8, key.size() - i * 8);
+    // Not a memcpy of n bytes: with n unknown, that is a call.
+    return impl::load_le(key.data() + i * 8, n);
   }
   static std::size_t words_for(std::size_t bytes) noexcept { return (bytes + 7) / 8; }
   // REQUIRES: the record's shard lock held, and its generation new since any
