@@ -8,6 +8,8 @@
 //   hot:         threads writing into one hot folder (/hot/folder/sub/o<i>).
 //   async:       the uncontended write through async_acquire (callback, and
 //                a C++20 coroutine's co_await), against the blocking one.
+//   key length:  the uncontended depth-4 write of a key of 128 and of 1,024
+//                bytes (S3's longest), against the 24-byte one.
 // Baselines: std::mutex, std::shared_mutex (exclusive), and a
 // std::map<std::string, std::shared_mutex> under one global std::mutex that
 // locks the request's 5 path prefixes the way a naive per-path table does.
@@ -22,6 +24,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
 #include <coroutine>
 #include <cstdio>
@@ -207,6 +210,15 @@ PathLock& lock_for(const Scheme& scheme) {
 std::string disjoint_key(int thread) { return "t" + std::to_string(thread) + "/folder/sub/object"; }
 std::string hot_key(int thread) { return "hot/folder/sub/o" + std::to_string(thread); }
 
+// A depth-4 key of `bytes` bytes: four components of about a quarter each.
+std::string depth4_key_of(std::size_t bytes) {
+  const std::size_t each = (bytes - 3) / 4;
+  std::string key;
+  for (const char c : {'b', 'f', 's'}) key += std::string(each, c) + "/";
+  return key + std::string(bytes - key.size(), 'o');
+}
+constexpr std::size_t kLongKeyBytes[] = {128, 1024};
+
 void register_all() {
   const std::string depth4 = "bucket/folder/sub/object";
   const std::string other = "bucket/folder/other/object";
@@ -220,6 +232,13 @@ void register_all() {
       ->Threads(1)->Threads(2)->UseRealTime();
 
   const auto* recommended = &pathlock::impl::path_rwa_joined_scheme();
+  for (const std::size_t bytes : kLongKeyBytes) {
+    benchmark::RegisterBenchmark(("BM_PathLock/uncontended-write-key-bytes:" + std::to_string(bytes)).c_str(),
+                                 [=](benchmark::State& st) {
+                                   PathLock lock(*recommended);
+                                   path_lock_case(st, lock, write_req(depth4_key_of(bytes)));
+                                 });
+  }
   benchmark::RegisterBenchmark("BM_PathLock/uncontended-async-write", [=](benchmark::State& st) {
     PathLock lock(*recommended);
     async_case(st, lock, write_req(depth4));
@@ -334,6 +353,25 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
   if (d1 > 0 && d2 > 0) {
     line("- 2 threads on disjoint subtrees >= 1.5x one thread: " + fixed(d2 / d1, 2) + "x, " +
          (d2 / d1 >= 1.5 ? "met" : "NOT met"));
+  }
+  if (w) {
+    line("");
+    line("Key length (" + best + ", uncontended depth-4 write, acquire+release, ns):");
+    line("");
+    line("| key bytes | ns | vs 24 bytes | allocs |");
+    line("|---:|---:|---:|---:|");
+    line("| 24 | " + fixed(w->ns, 1) + " | 1.00x | " + fixed(w->counter("allocs"), 2) + " |");
+    double worst = 0;
+    for (const std::size_t bytes : kLongKeyBytes) {
+      const Figures* k = find("BM_PathLock/uncontended-write-key-bytes:" + std::to_string(bytes));
+      if (k == nullptr) continue;
+      worst = std::max(worst, k->ns / w->ns);
+      line("| " + std::to_string(bytes) + " | " + fixed(k->ns, 1) + " | " + fixed(k->ns / w->ns, 2) + "x | " +
+           fixed(k->counter("allocs"), 2) + " |");
+    }
+    line("");
+    line("- a key of any length takes the fast path: the longest costs <= 2x the 24-byte one: " + fixed(worst, 2) +
+         "x at worst, " + (worst > 0 && worst <= 2.0 ? "met" : "NOT met"));
   }
   const Figures* a = find("BM_PathLock/uncontended-async-write");
   const Figures* c = find("BM_PathLock/uncontended-coroutine-write");

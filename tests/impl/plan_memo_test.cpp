@@ -246,20 +246,58 @@ TEST(PlanMemo, AnEntryEvictedUnderTheMemoIsDroppedAndMemoizedAnew) {
   EXPECT_EQ(lock.check_invariants(), "");
 }
 
-TEST(PlanMemo, OnlyOnePathRequestsOfCachedLengthAreMemoized) {
+// One-path requests of any length are memoized (a long path's text in a
+// buffer of its entry's own), up to the steps of a fast prefix; a request
+// of two paths never is.
+TEST(PlanMemo, OnlyOnePathRequestsOfAFastPrefixsStepsAreMemoized) {
   PathLock lock(impl::path_rwa_joined_scheme());
   const model::Request copy = model::copy(P("/a"), P("/b")).request();
   std::string long_text;
-  while (long_text.size() <= 80) long_text += "/longer";
+  while (long_text.size() <= 80) long_text += "/longer";  // 12 components: 13 steps
+  std::string deep_text;
+  for (int i = 0; i < 16; ++i) deep_text += "/d";  // 17 steps: more than a fast prefix takes
   const model::Request long_write = model::write(P(long_text)).request();
+  const model::Request deep_write = model::write(P(deep_text)).request();
   on_fresh_thread([&] {
     for (int i = 0; i < 3; ++i) {
       { auto g = lock.acquire(copy); }
       { auto g = lock.acquire(long_write); }
+      { auto g = lock.acquire(deep_write); }
     }
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, copy), 0U);
-    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, long_write), 0U);
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, long_write), 13U);
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, deep_write), 0U);
   });
+}
+
+// An S3 key of the longest kind (a path of 1,025 bytes, its folders' keys
+// long too) is taken from the memo as a short one is, and still excludes:
+// an acquire of the same text from another thread waits, one of a path
+// that differs in its last byte does not.
+TEST(PlanMemo, ALongestPathIsMemoizedAndStillExcludes) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const std::string folder = "/" + std::string(300, 'f') + "/" + std::string(300, 'g');
+  std::string text = folder + "/" + std::string(1 + model::kMaxKeyBytes - folder.size() - 1, 'o');
+  ASSERT_EQ(text.size(), 1 + model::kMaxKeyBytes);
+  const model::Request write = model::write(P(text)).request();
+  std::string sibling = text;
+  sibling.back() = 'p';
+  on_fresh_thread([&] {
+    // Three times: the lock-wide index keeps no path this long, so the
+    // second acquire finds the target's gate (open since the first) only
+    // slowly, and caches it; the third is wholly fast.
+    { auto g = lock.acquire(write); }
+    EXPECT_EQ(taken_twice(lock, write), 4U);
+    EXPECT_TRUE(PathLockTestPeer::gate_cached(lock, folder));
+    EXPECT_TRUE(PathLockTestPeer::gate_cached(lock, text));
+    auto held = lock.acquire(write);  // from the memo
+    ASSERT_EQ(held.status(), AcquireStatus::kGranted);
+    EXPECT_EQ(tried_elsewhere(lock, model::write(P(text)).request()), AcquireStatus::kWouldBlock);
+    EXPECT_EQ(tried_elsewhere(lock, model::read(P(folder)).request()), AcquireStatus::kWouldBlock);
+    EXPECT_EQ(tried_elsewhere(lock, model::write(P(sibling)).request()), AcquireStatus::kGranted);
+    EXPECT_EQ(lock.check_invariants(), "");
+  });
+  EXPECT_EQ(lock.check_invariants(), "");
 }
 
 // Writes of /x0/leaf and of the first of /x1/leaf, /x2/leaf, ... that

@@ -132,7 +132,7 @@ struct PathLockTestPeer {
     const Lock::GateCacheEntry* cache = Lock::gate_cache(Lock::GateCacheUse::kLookOnly);
     if (cache == nullptr) return false;
     const Lock::GateCacheEntry& e = cache[gate_cache_index(path_hash(path))];
-    return e.lock_uid == lock.uid_ && e.hash == path_hash(path) && std::string_view(e.key, e.length) == path;
+    return e.lock_uid == lock.uid_ && e.hash == path_hash(path) && e.key.holds(path);
   }
   // Makes the calling thread's gate cache forget `path`'s gate in `lock`.
   // Any acquire that looks the gate up (fast or slow) caches a folder's

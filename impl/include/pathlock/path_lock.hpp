@@ -156,6 +156,11 @@
 // lock-wide index:
 // a thread takes fast a gate that another thread opened, though it never
 // took the path itself (what it finds so joins its cache by the same rule).
+// The cache keeps paths of any length (impl::CachedKey): 512 entries of 120
+// bytes, 60 KiB, and a buffer of an entry's own for a path longer than 64
+// bytes, kept for its next long path (at most 544 KiB more, where every
+// entry held a longest S3 key). The index finds paths of up to 96 bytes: a
+// longer path's gate is found by a thread's first slow step there.
 // The index is set-associative, two slots per entry the table may keep
 // idle, in buckets of 8 (a cache line; impl::gate_index_bucket): a slot
 // names a record whose gate opened for a path of that bucket, with 6 bits
@@ -256,8 +261,8 @@
 //   a record's generation changes  =>  no slot names it
 //
 // PLAN MEMO. Each thread remembers, per lock, the last one-path requests
-// (a read, or a write or delete, of a path of at most 80 bytes) that it
-// took wholly fast: for each step of the plan, the gate record it went
+// (a read, or a write or delete, of a path of any length) that it took
+// wholly fast: for each step of the plan, the gate record it went
 // through and the word it needs there (a reader's: open in the record's
 // generation, admitting its mode, untaken; a take's: the whole word its
 // compare-exchange replaces), its mode, and its lock (a prefix of the
@@ -275,7 +280,8 @@
 // wholly fast acquire memoizes the gates as they are then; a gate closed
 // or taken (contention, which passes) leaves it. A
 // plan with a step taken slowly is never memoized. 64 entries per
-// thread (about 40 KiB), direct-mapped by a hash of the path, shared by
+// thread (40 KiB, and a buffer of an entry's own for a path longer than 64
+// bytes, as in the gate cache: at most 68 KiB more), direct-mapped by a hash of the path, shared by
 // every lock of the platform (keyed by the lock's uid); a request takes
 // another's entry only the second time in a row it is refused it, so that
 // requests spread over thousands of paths do not rewrite the memo at every

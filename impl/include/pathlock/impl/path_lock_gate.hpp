@@ -129,6 +129,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pathlock/impl/cached_key.hpp"
 #include "pathlock/impl/lock_queue.hpp"
 #include "pathlock/impl/path_hash.hpp"
 #include "pathlock/impl/path_lock_table.hpp"
@@ -285,7 +286,6 @@ struct BasicPathLock<P>::Gates {
   // A thread numbered beyond the blocks takes the slow path.
   static constexpr std::size_t kBlocks = 128;
   static constexpr std::size_t kSlotsPerBlock = 16;  // fast holds a thread has at once
-  static constexpr std::size_t kCachedKeyBytes = 80;  // longer paths always take the slow path
   static constexpr std::size_t kCacheEntries = impl::kGateCacheEntries;  // per thread, direct-mapped by hash
   static constexpr std::uint64_t kModeMask = 0xff;
   struct alignas(64) Block {
@@ -514,11 +514,10 @@ struct BasicPathLock<P>::GateCacheEntry {
   std::uint64_t hash = 0;
   GateRecord* record = nullptr;
   std::uint64_t generation = 0;
-  std::uint32_t length = 0;
   // impl::refusal_key of the last target refused this entry
   // (admit_target_to_gate_cache).
   std::uint64_t refused = 0;
-  char key[Gates::kCachedKeyBytes];
+  impl::CachedKey key;
 };
 
 // A fast step asked for: its slot is set, its gate not yet re-read (or, for
@@ -554,13 +553,13 @@ union BasicPathLock<P>::FastAskRoom {
   FastAsk asks[Gates::kSlotsPerBlock];
 };
 
-// The calling thread's cache (64 KiB, shared by every lock of this
-// platform), made by its first slow step in a gate mode, so that threads
+// The calling thread's cache (60 KiB and its long paths' buffers, shared by
+// every lock of this platform), made by its first slow step in a gate mode, so that threads
 // that never lock pay nothing; nullptr if it is not made, could not be, or
 // was freed by the thread's destructors (impl::ThreadArray).
 template <typename P>
 typename BasicPathLock<P>::GateCacheEntry* BasicPathLock<P>::gate_cache(GateCacheUse use) noexcept {
-  static_assert(sizeof(GateCacheEntry) * Gates::kCacheEntries <= 64 * 1024, "the cache is 64 KiB, as said above");
+  static_assert(sizeof(GateCacheEntry) * Gates::kCacheEntries <= 60 * 1024, "GATES says 60 KiB");
   return impl::ThreadArray<GateCacheEntry, Gates::kCacheEntries>::get(use);
 }
 
@@ -579,16 +578,18 @@ bool BasicPathLock<P>::admit_target_to_gate_cache(std::uint64_t hash) noexcept {
 template <typename P>
 void BasicPathLock<P>::remember_gate(std::string_view key, std::uint64_t hash, GateRecord* record,
                                      std::uint64_t generation) noexcept {
-  if (key.size() > Gates::kCachedKeyBytes) return;
+  if (key.size() > impl::CachedKey::kMaxBytes) return;  // the entry keeps what it holds
   GateCacheEntry* cache = gate_cache(GateCacheUse::kMakeIfMissing);
   if (cache == nullptr) return;  // out of memory: this thread takes the slow path
   GateCacheEntry& e = cache[impl::gate_cache_index(hash)];
+  if (e.key.assign(key) == impl::CachedKey::Assigned::kRefused) {
+    e.lock_uid = 0;  // too long, or out of memory for its text: not cached
+    return;
+  }
   e.lock_uid = uid_;
   e.hash = hash;
   e.record = record;
   e.generation = generation;
-  e.length = static_cast<std::uint32_t>(key.size());
-  std::memcpy(e.key, key.data(), key.size());
 }
 
 template <typename P>
@@ -611,8 +612,7 @@ bool BasicPathLock<P>::look_up_gate(std::string_view key, std::uint64_t hash, im
                                     FastAsk& ask) noexcept {
   const GateCacheEntry* cache = gate_cache(GateCacheUse::kLookOnly);
   const GateCacheEntry* e = cache != nullptr ? &cache[impl::gate_cache_index(hash)] : nullptr;
-  if (e != nullptr && e->lock_uid == uid_ && e->hash == hash && e->length == key.size() &&
-      impl::same_bytes(e->key, key.data(), key.size())) {
+  if (e != nullptr && e->lock_uid == uid_ && e->hash == hash && e->key.holds(key)) {
     std::construct_at(&ask, FastAsk::reading(e->record, e->generation, mode, key));
   } else if (find_indexed_gate(key, hash, mode, ask)) {
     // It joins this thread's cache as a slow step's would (a folder at

@@ -25,6 +25,7 @@
 #include <span>
 #include <string_view>
 
+#include "pathlock/impl/cached_key.hpp"
 #include "pathlock/impl/path_hash.hpp"
 #include "pathlock/impl/path_lock_gate.hpp"
 #include "pathlock/impl/plan.hpp"
@@ -43,13 +44,12 @@ struct BasicPathLock<P>::PlanMemoEntry {
     std::uint64_t expect;  // FastAsk::expect and mask: the word the step needs
     std::uint64_t mask;
     impl::ModeId mode;
-    std::uint8_t length;  // the step's lock is path[0, length): "/" or a prefix of the path
+    std::uint16_t length;  // the step's lock is path[0, length): "/" or a prefix of the path
   };
   std::uint64_t lock_uid = 0;  // 0: empty (lock uids start at 1)
   std::uint64_t hash = 0;
   // impl::refusal_key of the last request refused this entry (memoize_plan).
   std::uint64_t refused = 0;
-  std::uint32_t length = 0;
   MemoShape shape = MemoShape::kReadOne;
   std::uint8_t steps = 0;
   std::uint16_t word_steps = 0;  // bit i: step i took its gate's word (FastVia::kWord)
@@ -61,18 +61,19 @@ struct BasicPathLock<P>::PlanMemoEntry {
   // old one), and a platform's may change between runs.
   Atomic<std::uintptr_t>* block = nullptr;
   std::size_t block_thread = 0;
-  char path[Gates::kCachedKeyBytes];
+  impl::CachedKey path;
   Step step[kSteps];
 };
-static_assert(impl::kMaxModes <= 256 && 80 < 256, "a memo step stores its mode and length in a byte each");
+static_assert(impl::kMaxModes <= 256 && impl::CachedKey::kMaxBytes < 65536,
+              "a memo step stores its mode in a byte and its length in two");
 
-// The calling thread's memo (about 40 KiB, shared by every lock of this
-// platform), made by the first acquire it would hold; nullptr until then,
+// The calling thread's memo (40 KiB and its long paths' buffers, shared by
+// every lock of this platform), made by the first acquire it would hold; nullptr until then,
 // if it could not be made (that thread plans every request), and once the
 // thread's destructors freed it (impl::ThreadArray).
 template <typename P>
 typename BasicPathLock<P>::PlanMemoEntry* BasicPathLock<P>::plan_memo(GateCacheUse use) noexcept {
-  static_assert(sizeof(PlanMemoEntry) * impl::kPlanMemoEntries <= 40 * 1024, "PLAN MEMO says about 40 KiB");
+  static_assert(sizeof(PlanMemoEntry) * impl::kPlanMemoEntries <= 40 * 1024, "PLAN MEMO says 40 KiB");
   return impl::ThreadArray<PlanMemoEntry, impl::kPlanMemoEntries>::get(use);
 }
 
@@ -92,14 +93,13 @@ typename BasicPathLock<P>::MemoLookup BasicPathLock<P>::look_up_plan_memo(
   } else {
     return out;
   }
-  if (out.path.size() > Gates::kCachedKeyBytes) return out;
+  if (out.path.size() > impl::CachedKey::kMaxBytes) return out;
   out.hash = impl::memo_hash(out.path);
   out.match = MemoMatch::kMiss;
   PlanMemoEntry* memo = plan_memo(GateCacheUse::kLookOnly);
   if (memo == nullptr) return out;
   PlanMemoEntry& e = memo[impl::plan_memo_index(out.hash)];
-  if (e.lock_uid == uid_ && e.hash == out.hash && e.shape == out.shape && e.length == out.path.size() &&
-      impl::same_bytes(e.path, out.path.data(), out.path.size())) {
+  if (e.lock_uid == uid_ && e.hash == out.hash && e.shape == out.shape && e.path.holds(out.path)) {
     out.match = MemoMatch::kHit;
     out.entry = &e;
   }
@@ -122,17 +122,19 @@ void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const Fa
     e.refused = asker;
     return;
   }
+  if (e.path.assign(lookup.path) == impl::CachedKey::Assigned::kRefused) {
+    e.lock_uid = 0;  // out of memory for its text: not memoized
+    return;
+  }
   e.lock_uid = uid_;
   e.hash = lookup.hash;
-  e.length = static_cast<std::uint32_t>(lookup.path.size());
   e.shape = lookup.shape;
   e.steps = static_cast<std::uint8_t>(granted.size());
   e.word_steps = 0;
   e.block = nullptr;
-  std::memcpy(e.path, lookup.path.data(), lookup.path.size());
   for (std::size_t i = 0; i < granted.size(); ++i) {
     const FastAsk& a = granted[i];
-    e.step[i] = {a.record, a.expect, a.mask, a.mode, static_cast<std::uint8_t>(a.key.size())};
+    e.step[i] = {a.record, a.expect, a.mask, a.mode, static_cast<std::uint16_t>(a.key.size())};
     if (a.via == FastVia::kWord) e.word_steps = static_cast<std::uint16_t>(e.word_steps | 1U << i);
     if (a.via == FastVia::kSlot) e.block = cursor.slots;  // found: this thread has a block
   }
