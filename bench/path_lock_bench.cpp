@@ -354,20 +354,24 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
     line("- 2 threads on disjoint subtrees >= 1.5x one thread: " + fixed(d2 / d1, 2) + "x, " +
          (d2 / d1 >= 1.5 ? "met" : "NOT met"));
   }
+  // A row of a table of costs against the uncontended write `w`.
+  const auto cost_row = [&](const std::string& label, const Figures& f) {
+    line("| " + label + " | " + fixed(f.ns, 1) + " | " + fixed(f.ns / w->ns, 2) + "x | " +
+         fixed(f.counter("allocs"), 2) + " |");
+  };
   if (w) {
     line("");
     line("Key length (" + best + ", uncontended depth-4 write, acquire+release, ns):");
     line("");
     line("| key bytes | ns | vs 24 bytes | allocs |");
     line("|---:|---:|---:|---:|");
-    line("| 24 | " + fixed(w->ns, 1) + " | 1.00x | " + fixed(w->counter("allocs"), 2) + " |");
+    cost_row("24", *w);
     double worst = 0;
     for (const std::size_t bytes : kLongKeyBytes) {
       const Figures* k = find("BM_PathLock/uncontended-write-key-bytes:" + std::to_string(bytes));
       if (k == nullptr) continue;
       worst = std::max(worst, k->ns / w->ns);
-      line("| " + std::to_string(bytes) + " | " + fixed(k->ns, 1) + " | " + fixed(k->ns / w->ns, 2) + "x | " +
-           fixed(k->counter("allocs"), 2) + " |");
+      cost_row(std::to_string(bytes), *k);
     }
     line("");
     line("- a key of any length takes the fast path: the longest costs <= 2x the 24-byte one: " + fixed(worst, 2) +
@@ -381,11 +385,9 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
     line("");
     line("| front end | ns | vs blocking | allocs |");
     line("|---|---:|---:|---:|");
-    line("| acquire (blocking) | " + fixed(w->ns, 1) + " | 1.00x | " + fixed(w->counter("allocs"), 2) + " |");
-    line("| async_acquire (callback) | " + fixed(a->ns, 1) + " | " + fixed(a->ns / w->ns, 2) + "x | " +
-         fixed(a->counter("allocs"), 2) + " |");
-    line("| co_await acquire_async | " + fixed(c->ns, 1) + " | " + fixed(c->ns / w->ns, 2) + "x | " +
-         fixed(c->counter("allocs"), 2) + " |");
+    cost_row("acquire (blocking)", *w);
+    cost_row("async_acquire (callback)", *a);
+    cost_row("co_await acquire_async", *c);
     line("");
     const double worst = std::max(a->ns, c->ns) / w->ns;
     line("- an uncontended async acquire costs <= 2x the blocking one: " + fixed(worst, 2) + "x at worst, " +
