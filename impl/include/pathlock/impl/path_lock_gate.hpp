@@ -57,8 +57,8 @@
 // it, still taken, to the thread queued behind it: the gate's queue,
 // below). A closer clears the admitted bits by fetch_and (a taken mode
 // stays taken, and becomes a pseudo hold); a holder whose fetch_sub finds
-// the gate closed drains it. It opens only on an idle entry (a slow holder is no bit of
-// the word), and every slow step closes it first.
+// the gate closed drains it. It opens only on an idle entry (a slow
+// holder is no bit of the word), and every slow step closes it first.
 //
 // A shared gate lets such a mode be taken too (a write of a path that is
 // mostly read): the step takes the word by the same compare-exchange, from
@@ -66,9 +66,9 @@
 // (seq_cst); if one names G in a mode that conflicts with x, it gives the
 // word back and goes the slow way. A reader that set its slot first is
 // seen (Dekker again, the compare-exchange in the closer's place); one that
-// sets it later reads x taken and withdraws. A slow step that joins the open
-// gate sets slow first (a seq_cst read-modify-write), so no step takes the word beside it, or
-// closes the gate if a mode was taken already. A closer may catch a take
+// sets it later reads x taken and withdraws. A slow step that joins the
+// open gate sets slow first (a seq_cst read-modify-write), so no step takes
+// the word beside it, or closes the gate if a mode was taken already. A closer may catch a take
 // and a conflicting slot at once: one of the two is withdrawing, without
 // any lock, so it waits for that (stand_for_fast_holders) before it makes
 // pseudo holds, which are then all compatible.
