@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pathlock/impl/cached_key.hpp"
+#include "pathlock/impl/path_hash.hpp"
 #include "pathlock/model/path.hpp"
 
 namespace pathlock::impl {
@@ -42,7 +43,22 @@ TEST(CachedKey, HoldsExactlyItsTextAtEveryLength) {
 }
 
 // The longest path fits: no path is left to the slow path by its length.
-TEST(CachedKey, TheLongestPathFits) { EXPECT_EQ(CachedKey::kMaxBytes, 1 + model::kMaxKeyBytes); }
+TEST(CachedKey, TheLongestPathFits) {
+  CachedKey key;
+  const std::string longest(1 + model::kMaxKeyBytes, 'k');
+  ASSERT_EQ(key.assign(longest), CachedKey::Assigned::kHeld);
+  EXPECT_TRUE(key.holds(longest));
+}
+
+// What the README's Memory bullet says a thread's caches may hold beyond
+// their arrays: a buffer for every gate cache and memo entry, each holding
+// a longest path (rounded up to a cache line), 612 KiB.
+TEST(CachedKey, AThreadsLongPathBuffersAreAtMost612KiB) {
+  CachedKey key;
+  ASSERT_EQ(key.assign(std::string(CachedKey::kMaxBytes, 'k')), CachedKey::Assigned::kHeld);
+  const std::size_t worst = (kGateCacheEntries + kPlanMemoEntries) * key.heap_bytes();
+  EXPECT_EQ(worst, 612U * 1024U);
+}
 
 TEST(CachedKey, RefusesOnlyWhatNoPathIsAndThenHoldsNothing) {
   CachedKey key;

@@ -146,9 +146,10 @@ TEST(PathHash, TreePathsSpreadOverShardsBucketsAndTheGateCache) {
   EXPECT_LT(worst_over_mean(low, kGateCacheEntries), 2.5) << "gate cache entries";
 }
 
-// same_bytes, the gate cache's compare: agrees with memcmp for every length
-// up to a cache entry's 80 bytes and every position of one differing byte,
-// reading neither buffer past n (the buffers end exactly there).
+// same_bytes, the compare of a path kept inline in a gate cache or memo
+// entry: agrees with memcmp for every length up to 80 bytes (past the
+// inline 64) and every position of one differing byte, reading neither
+// buffer past n (the buffers end exactly there).
 TEST(SameBytes, AgreesWithMemcmpAtEveryLengthAndDifference) {
   for (std::size_t n = 0; n <= 80; ++n) {
     const std::string text(n, 'a');

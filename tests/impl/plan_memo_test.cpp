@@ -270,6 +270,30 @@ TEST(PlanMemo, OnlyOnePathRequestsOfAFastPrefixsStepsAreMemoized) {
   });
 }
 
+// Two long paths that differ only where memo_hash does not read (it reads a
+// long path's middle and last eight bytes): one hash, one memo entry. The
+// entry compares the whole text, so the second path is never served the
+// first one's plan, and a hold of it still excludes.
+TEST(PlanMemo, LongPathsOfOneMemoHashAreToldApartByTheirText) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const std::string tail = std::string(100, 'm') + "/leaf";
+  const std::string first = "/a" + tail;
+  const std::string second = "/b" + tail;
+  ASSERT_EQ(impl::memo_hash(first), impl::memo_hash(second));
+  const model::Request write_first = model::write(P(first)).request();
+  const model::Request write_second = model::write(P(second)).request();
+  on_fresh_thread([&] {
+    { auto g = lock.acquire(write_first); }
+    ASSERT_EQ(taken_twice(lock, write_first), 3U);
+    EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, write_second), 0U) << "the entry is the first path's";
+    auto held = lock.acquire(write_second);
+    ASSERT_EQ(held.status(), AcquireStatus::kGranted);
+    EXPECT_EQ(tried_elsewhere(lock, write_second), AcquireStatus::kWouldBlock);
+    EXPECT_EQ(tried_elsewhere(lock, write_first), AcquireStatus::kGranted);
+    EXPECT_EQ(lock.check_invariants(), "");
+  });
+}
+
 // An S3 key of the longest kind (a path of 1,025 bytes, its folders' keys
 // long too) is taken from the memo as a short one is, and still excludes:
 // an acquire of the same text from another thread waits, one of a path

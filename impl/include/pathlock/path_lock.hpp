@@ -565,8 +565,8 @@ class BasicPathLock {
   // Whether a thread's gate cache or plan memo is made if it is missing.
   using GateCacheUse = impl::ThreadArrayUse;
   // PLAN MEMO (impl/path_lock_memo.hpp). What the calling thread's memo
-  // knows of a request: kNotMemoizable (not one path, a long path, no
-  // gates), kMiss, or kHit (`entry` holds its plan's gates).
+  // knows of a request: kNotMemoizable (not one path, or no gates),
+  // kMiss, or kHit (`entry` holds its plan's gates).
   enum class MemoMatch : std::uint8_t { kNotMemoizable, kMiss, kHit };
   enum class MemoShape : std::uint8_t { kReadOne, kWriteOne };
   struct MemoLookup {

@@ -4,8 +4,10 @@
 
 #include <charconv>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "pathlock/impl/path_hash.hpp"
 #include "pathlock/model/error.hpp"
@@ -45,6 +47,21 @@ Path gate_index_collider(std::string_view path) {
       return Path::parse(candidate);
     }
   }
+}
+
+// Two paths of one memo_hash, differing in their second byte (memo_hash
+// reads a long path's middle and last eight bytes only), so one entry of a
+// thread's plan memo: it must tell them apart by their text. One component
+// each: with one idle entry kept, the gates of a two-step plan stay open.
+std::pair<Path, Path> memo_hash_twins() {
+  const std::string tail(22, 'm');
+  const std::string first = "/a" + tail;
+  const std::string second = "/b" + tail;
+  if (impl::memo_hash(first) != impl::memo_hash(second)) {
+    throw std::logic_error(
+        "check-lock's plan-memo-collision: memo_hash reads more of a path than it did; pick twins anew");
+  }
+  return {p(first), p(second)};
 }
 
 LockCall call(Operation op, WaitStyle style = WaitStyle::kBlocking,
@@ -328,6 +345,16 @@ std::vector<LockProgram> builtin_programs() {
       program("plan-memo-partly-fast", "a write whose folders alone were fast must not be memoized as its whole plan",
               {{{call(write(p("/a/b"))), call(write(p("/a/b"))), call(write(p("/a/b")))}},
                {{call(read(p("/a/b"))), call(read(p("/a")))}}}),
+      // Thread 0's second write of the first twin is memoized; its write of
+      // the second twin, which thread 1 holds, must wait, not be served the
+      // first twin's plan from their shared memo entry. Thread 1's timed
+      // write of /w ends the wait between them when the lock is right.
+      program("plan-memo-collision", "two paths of one memo entry: a thread's memo must not serve one the other's plan",
+              {{{call(write(p("/w")), WaitStyle::kBlocking, hold), call(write(memo_hash_twins().first)),
+                 call(write(memo_hash_twins().first)),
+                 call(write(memo_hash_twins().second), WaitStyle::kBlocking, hold)}},
+               {{call(write(memo_hash_twins().second), WaitStyle::kBlocking, hold),
+                 call(write(p("/w")), WaitStyle::kTimed)}}}),
       // Reads open /a's gate for reads (a shared set); a write of /a takes
       // its word, then looks for a reader's slot: a reader that set its
       // slot first must be seen (the write gives the word back), one that
