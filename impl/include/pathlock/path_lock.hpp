@@ -260,32 +260,31 @@
 //   gate closed  and  a slot (gate, m) set, or m taken  =>  pseudo task m holds the entry in m
 //   a record's generation changes  =>  no slot names it
 //
-// PLAN MEMO. Each thread remembers, per lock, the last one-path requests
-// (a read, or a write or delete, of a path of any length) that it took
-// wholly fast: for each step of the plan, the gate record it went
-// through and the word it needs there (a reader's: open in the record's
-// generation, admitting its mode, untaken; a take's: the whole word its
-// compare-exchange replaces), its mode, and its lock (a prefix of the
-// path); and the thread's slot block. The next acquire of the same request (found by the request's
-// shape and path text, compared whole) sets each step's slot straight from
-// the memo, with no planning, no hashing of the prefixes and no gate cache
-// look-ups; then the one fence, and each word re-read, as for any fast
-// prefix. A memo is a cache of what the gate cache and index would find,
-// trusted no further: a (record, generation) names one path's gate until
-// the record starts a new generation, and a gate that refuses (closed,
-// taken, or of another generation) ends the fast prefix there: the acquire
-// plans the request and takes the rest slowly, in plan order. If that gate
-// is of a new generation (its entry was evicted), or open with another set
-// than the one a take expects, the memo's entry is dropped, and the next
-// wholly fast acquire memoizes the gates as they are then; a gate closed
-// or taken (contention, which passes) leaves it. A
-// plan with a step taken slowly is never memoized. 64 entries per
-// thread (40 KiB, and a buffer of an entry's own for a path longer than 64
-// bytes, as in the gate cache: at most 68 KiB more), direct-mapped by a hash of the path, shared by
-// every lock of the platform (keyed by the lock's uid); a request takes
-// another's entry only the second time in a row it is refused it, so that
-// requests spread over thousands of paths do not rewrite the memo at every
-// acquire for no hit.
+// PLAN MEMO. Each thread remembers, per lock, the last one-path requests (a
+// read, or a write or delete, of a path of any length) that it took wholly
+// fast: for each step of the plan, the gate record it went through and the
+// word it needs there (a reader's: open in the record's generation, admitting
+// its mode, untaken; a take's: the whole word its compare-exchange replaces),
+// its mode, and its lock (a prefix of the path); and the thread's slot block.
+// The next acquire of the same request (found by the request's shape and path
+// text, compared whole) sets each step's slot straight from the memo, with no
+// planning, no hashing of the prefixes and no gate cache look-ups; then the
+// one fence, and each word re-read, as for any fast prefix. A memo is a cache
+// of what the gate cache and index would find, trusted no further: a (record,
+// generation) names one path's gate until the record starts a new generation,
+// and a gate that refuses (closed, taken, or of another generation) ends the
+// fast prefix there: the acquire plans the request and takes the rest slowly,
+// in plan order. If that gate is of a new generation (its entry was evicted),
+// or open with another set than the one a take expects, the memo's entry is
+// dropped, and the next wholly fast acquire memoizes the gates as they are
+// then; a gate closed or taken (contention, which passes) leaves it. A plan
+// with a step taken slowly is never memoized. 64 entries per thread (40 KiB,
+// and a buffer of an entry's own for a path longer than 64 bytes, as in the
+// gate cache: at most 68 KiB more), direct-mapped by a hash of the path,
+// shared by every lock of the platform (keyed by the lock's uid); a request
+// takes another's entry only the second time in a row it is refused it, so
+// that requests spread over thousands of paths do not rewrite the memo at
+// every acquire for no hit.
 //
 // INVARIANTS (per shard, under its lock):
 //   entries == nodes linked from the buckets == active + idle_count

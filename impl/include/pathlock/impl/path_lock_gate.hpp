@@ -63,15 +63,15 @@
 // A shared gate lets such a mode be taken too (a write of a path that is
 // mostly read): the step takes the word by the same compare-exchange, from
 // (generation, open, untaken, no slow holder), then reads every slot
-// (seq_cst); if one names G in a mode that conflicts with x, it gives the
-// word back and goes the slow way. A reader that set its slot first is
-// seen (Dekker again, the compare-exchange in the closer's place); one that
-// sets it later reads x taken and withdraws. A slow step that joins the
-// open gate sets slow first (a seq_cst read-modify-write), so no step takes
-// the word beside it, or closes the gate if a mode was taken already. A closer may catch a take
-// and a conflicting slot at once: one of the two is withdrawing, without
-// any lock, so it waits for that (stand_for_fast_holders) before it makes
-// pseudo holds, which are then all compatible.
+// (seq_cst); if one names G in a mode that conflicts with x, it gives the word
+// back and goes the slow way. A reader that set its slot first is seen (Dekker
+// again, the compare-exchange in the closer's place); one that sets it later
+// reads x taken and withdraws. A slow step that joins the open gate sets slow
+// first (a seq_cst read-modify-write), so no step takes the word beside it, or
+// closes the gate if a mode was taken already. A closer may catch a take and a
+// conflicting slot at once: one of the two is withdrawing, without any lock,
+// so it waits for that (stand_for_fast_holders) before it makes pseudo holds,
+// which are then all compatible.
 //
 // COUNTED READERS. A take of a shared gate reads every thread's block: on
 // many cores, a line from each, which its owner then fetches back to set
@@ -554,9 +554,9 @@ union BasicPathLock<P>::FastAskRoom {
 };
 
 // The calling thread's cache (60 KiB and its long paths' buffers, shared by
-// every lock of this platform), made by its first slow step in a gate mode, so that threads
-// that never lock pay nothing; nullptr if it is not made, could not be, or
-// was freed by the thread's destructors (impl::ThreadArray).
+// every lock of this platform), made by its first slow step in a gate mode,
+// so that threads that never lock pay nothing; nullptr if it is not made,
+// could not be, or was freed by the thread's destructors (impl::ThreadArray).
 template <typename P>
 typename BasicPathLock<P>::GateCacheEntry* BasicPathLock<P>::gate_cache(GateCacheUse use) noexcept {
   static_assert(sizeof(GateCacheEntry) * Gates::kCacheEntries <= 60 * 1024, "GATES says 60 KiB");

@@ -68,9 +68,9 @@ static_assert(impl::kMaxModes <= 256 && impl::CachedKey::kMaxBytes < 65536,
               "a memo step stores its mode in a byte and its length in two");
 
 // The calling thread's memo (40 KiB and its long paths' buffers, shared by
-// every lock of this platform), made by the first acquire it would hold; nullptr until then,
-// if it could not be made (that thread plans every request), and once the
-// thread's destructors freed it (impl::ThreadArray).
+// every lock of this platform), made by the first acquire it would hold;
+// nullptr until then, if it could not be made (that thread plans every
+// request), and once the thread's destructors freed it (impl::ThreadArray).
 template <typename P>
 typename BasicPathLock<P>::PlanMemoEntry* BasicPathLock<P>::plan_memo(GateCacheUse use) noexcept {
   static_assert(sizeof(PlanMemoEntry) * impl::kPlanMemoEntries <= 40 * 1024, "PLAN MEMO says 40 KiB");
