@@ -21,7 +21,10 @@ bool FailAllocation::injected() const noexcept { return countdown.injected; }
 
 }  // namespace pathlock::testing_support
 
-// Every other form of operator new (array, nothrow) calls this one in libstdc++.
+// Every other form of operator new (array, nothrow) calls this one in
+// libstdc++; AddressSanitizer's runtime defines each form itself, so they
+// are all replaced here (else a nothrow new, as std::stable_sort's buffer,
+// is ASan's and its delete ours: a mismatch).
 void* operator new(std::size_t size) {
   auto& c = pathlock::testing_support::countdown;
   if (c.armed) {
@@ -37,3 +40,16 @@ void* operator new(std::size_t size) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void* operator new[](std::size_t size) { return ::operator new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return ::operator new(size);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return ::operator new(size, tag); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
