@@ -359,12 +359,18 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
     line("| " + label + " | " + fixed(f.ns, 1) + " | " + fixed(f.ns / w->ns, 2) + "x | " +
          fixed(f.counter("allocs"), 2) + " |");
   };
+  // Such a table's title and header: `what` names the rows, `against` the first.
+  const auto cost_table = [&](const std::string& title, const std::string& what, const std::string& against,
+                              const std::string& align) {
+    line("");
+    line(title);
+    line("");
+    line("| " + what + " | ns | vs " + against + " | allocs |");
+    line("|" + align + "|---:|---:|---:|");
+  };
   if (w) {
-    line("");
-    line("Key length (" + best + ", uncontended depth-4 write, acquire+release, ns):");
-    line("");
-    line("| key bytes | ns | vs 24 bytes | allocs |");
-    line("|---:|---:|---:|---:|");
+    cost_table("Key length (" + best + ", uncontended depth-4 write, acquire+release, ns):", "key bytes", "24 bytes",
+               "---:");
     cost_row("24", *w);
     double worst = 0;
     for (const std::size_t bytes : kLongKeyBytes) {
@@ -380,11 +386,8 @@ std::string summary(const pathlock::bench::FigureTable& figures, int cpus) {
   const Figures* a = find("BM_PathLock/uncontended-async-write");
   const Figures* c = find("BM_PathLock/uncontended-coroutine-write");
   if (w && a && c) {
-    line("");
-    line("Asynchronous acquire (" + best + ", uncontended depth-4 write, acquire+release):");
-    line("");
-    line("| front end | ns | vs blocking | allocs |");
-    line("|---|---:|---:|---:|");
+    cost_table("Asynchronous acquire (" + best + ", uncontended depth-4 write, acquire+release):", "front end",
+               "blocking", "---");
     cost_row("acquire (blocking)", *w);
     cost_row("async_acquire (callback)", *a);
     cost_row("co_await acquire_async", *c);
