@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <coroutine>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -334,6 +335,37 @@ TEST(PathLockAsyncCoroutine, AStopRequestCancelsTheWait) {
   EXPECT_EQ(lock.check_invariants(), "");
 }
 
+// A coroutine resumed by a grant runs as that grant's handler: a free
+// request it then awaits is granted at once, but its continuation waits
+// until that handler returns (handlers never nest), so the coroutine
+// suspends there and is resumed from the releasing thread's queue, before
+// the release that granted the first returns.
+Detached take_two_in_turn(PathLock& lock, model::Request first, model::Request second, Outcome& out) {
+  PathLock::Guard a = co_await lock.acquire_async(first);
+  PathLock::Guard b = co_await lock.acquire_async(second);
+  out.thread = std::this_thread::get_id();
+  ++out.calls;
+  EXPECT_EQ(a.status(), AcquireStatus::kGranted);
+  out.guard = std::move(b);
+}
+
+TEST(PathLockAsyncCoroutine, AFreeRequestAwaitedInsideAGrantsHandlerResumesOnTheGrantingThread) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  auto holder = lock.acquire(model::write(P("/a")).request());
+  Outcome out;
+  take_two_in_turn(lock, model::write(P("/a")).request(), model::write(P("/b")).request(), out);
+  EXPECT_EQ(out.calls, 0) << "resumed beside the holder of /a";
+  std::thread releaser([&] { holder.release(); });
+  const auto releaser_id = releaser.get_id();
+  releaser.join();
+  ASSERT_EQ(out.calls, 1) << "the second co_await never resumed";
+  EXPECT_EQ(out.thread, releaser_id);
+  EXPECT_EQ(out.status(), AcquireStatus::kGranted);
+  out.guard.release();
+  EXPECT_EQ(lock.active_locks(), 0U);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
 // --- many threads ----------------------------------------------------------------
 
 // Threads mix blocking and async acquires of random requests, cancel some
@@ -404,6 +436,81 @@ TEST(PathLockAsyncStress, BlockingAndAsyncAcquiresNeverHoldConflictingRequestsTo
   EXPECT_EQ(violations.load(), 0);
   EXPECT_EQ(lock.active_locks(), 0U);
   EXPECT_EQ(lock.check_invariants(), "");
+}
+
+// Coroutines on many threads await random requests: an acquisition that
+// queues may be granted on another thread before its coroutine has
+// suspended (the awaitable's hand-off decides who resumes it), and no two
+// conflicting requests hold at once.
+struct Holds {
+  std::mutex mu;  // guards `held` only: never held across a lock call
+  std::vector<const model::Request*> held;
+  std::atomic<int> violations{0};
+  std::atomic<int> completions{0};
+  std::atomic<int> resumed_elsewhere{0};  // coroutines resumed by another thread's grant
+  void mark(const model::Request* r) {
+    std::lock_guard<std::mutex> hold(mu);
+    for (const auto* other : held) {
+      if (model::conflicts(*other, *r)) violations.fetch_add(1);
+    }
+    held.push_back(r);
+  }
+  void unmark(const model::Request* r) {
+    std::lock_guard<std::mutex> hold(mu);
+    held.erase(std::find(held.begin(), held.end(), r));
+  }
+};
+
+Detached hold_briefly(PathLock& lock, const model::Request* request, Holds& holds, std::atomic<int>& in_flight) {
+  const std::thread::id started_on = std::this_thread::get_id();
+  PathLock::Guard g = co_await lock.acquire_async(*request);
+  if (std::this_thread::get_id() != started_on) holds.resumed_elsewhere.fetch_add(1);
+  if (g.owns_lock()) {
+    holds.mark(request);
+    holds.unmark(request);
+    g.release();
+  }
+  holds.completions.fetch_add(1);
+  in_flight.fetch_sub(1);
+}
+
+TEST(PathLockAsyncStress, CoroutinesOnManyThreadsNeverHoldConflictingRequestsTogether) {
+  PathLock lock(impl::path_rwa_joined_scheme(), PathLockOptions{.shards = 4, .max_idle_locks_per_shard = 2});
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);
+  std::vector<model::Request> requests;
+  for (const char* p : {"/a", "/a/b", "/a/b/c", "/d"}) {
+    requests.push_back(model::read(P(p)).request());
+    requests.push_back(model::write(P(p)).request());
+  }
+  Holds holds;
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 20000;
+  constexpr int kInFlight = 4;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < kThreads; ++t) {
+    pool.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<unsigned>(4321 + t));
+      // A few coroutines in flight per thread: queues stay short.
+      std::atomic<int> in_flight{0};
+      for (int i = 0; i < kRounds; ++i) {
+        while (in_flight.load() >= kInFlight) std::this_thread::yield();
+        in_flight.fetch_add(1);
+        hold_briefly(lock, &requests[rng() % requests.size()], holds, in_flight);
+      }
+      while (in_flight.load() != 0) std::this_thread::yield();
+    });
+  }
+  for (auto& th : pool) th.join();
+  ASSERT_TRUE(eventually([&] { return holds.completions.load() == kThreads * kRounds; }))
+      << holds.completions.load() << " of " << kThreads * kRounds << " coroutines resumed\n"
+      << lock.describe_waits();
+  EXPECT_EQ(holds.violations.load(), 0);
+  EXPECT_EQ(lock.active_locks(), 0U);
+  EXPECT_EQ(lock.check_invariants(), "");
+  std::printf("%d of %d coroutines were resumed by another thread's grant\n", holds.resumed_elsewhere.load(),
+              kThreads * kRounds);
+  EXPECT_GT(holds.resumed_elsewhere.load(), 0) << "no acquisition waited: the hand-off went untested";
 }
 
 }  // namespace

@@ -522,8 +522,13 @@ class BasicPathLock {
   enum class AsyncStart : std::uint8_t { kGrantedInline, kHandedOff };
   // kGrantedInline: `granted` holds every lock and the handler was not
   // boxed. kHandedOff: the boxed handler runs (or ran) from the op `handle` names.
+  // REQUIRES: `granted` is empty (it becomes the acquisition's guard).
   AsyncStart start_async(const model::Request& request, Guard& granted, BoxHandler box, void* handler,
                          AsyncAcquisition& handle);
+  // The same for a handler of type Handler, boxed (moved from) only if a step must wait.
+  template <typename Handler>
+  AsyncStart start_async_with(const model::Request& request, Guard& granted, Handler& handler,
+                              AsyncAcquisition& handle);
   // Takes the op's steps from its next one; queues, or completes it.
   void run_async(AsyncOp* op) noexcept;
   // The op's waiter was granted: counts the lock held and runs on.
@@ -931,12 +936,9 @@ template <typename Handler>
 typename BasicPathLock<P>::AsyncAcquisition BasicPathLock<P>::async_acquire(const model::Request& request,
                                                                             Handler handler) {
   static_assert(std::is_invocable_v<Handler&, Guard>, "the handler is called as handler(Guard)");
-  const BoxHandler box = [](void* h) -> std::unique_ptr<AsyncCompletion> {
-    return std::make_unique<AsyncCompletionFor<Handler>>(std::move(*static_cast<Handler*>(h)));
-  };
   Guard granted;
   AsyncAcquisition handle;
-  if (start_async(request, granted, box, &handler, handle) == AsyncStart::kGrantedInline) {
+  if (start_async_with(request, granted, handler, handle) == AsyncStart::kGrantedInline) {
     // Handlers never nest: one that this handler starts or grants runs after it.
     struct InHandler {
       bool owner = enter_handler();
@@ -945,6 +947,17 @@ typename BasicPathLock<P>::AsyncAcquisition BasicPathLock<P>::async_acquire(cons
     handler(std::move(granted));
   }
   return handle;
+}
+
+template <typename P>
+template <typename Handler>
+typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async_with(const model::Request& request,
+                                                                         Guard& granted, Handler& handler,
+                                                                         AsyncAcquisition& handle) {
+  const BoxHandler box = [](void* h) -> std::unique_ptr<AsyncCompletion> {
+    return std::make_unique<AsyncCompletionFor<Handler>>(std::move(*static_cast<Handler*>(h)));
+  };
+  return start_async(request, granted, box, &handler, handle);
 }
 
 // `co_await lock.acquire_async(request)`. Suspends unless granted at once;
@@ -958,10 +971,16 @@ class BasicPathLock<P>::AcquireAwaitable {
   AcquireAwaitable(const AcquireAwaitable&) = delete;
   AcquireAwaitable& operator=(const AcquireAwaitable&) = delete;
 
-  bool await_ready() const noexcept { return false; }
+  // Granted at once: the coroutine goes on without suspending, its guard
+  // built in place (no handler runs, nothing is exchanged). Else the
+  // acquisition is an op, which may complete on another thread before the
+  // coroutine suspends.
+  bool await_ready() {
+    Resume resume{this};
+    return lock_.start_async_with(request_, result_, resume, acquisition_) == AsyncStart::kGrantedInline;
+  }
   bool await_suspend(std::coroutine_handle<> coroutine) {
     coroutine_ = coroutine;
-    acquisition_ = lock_.async_acquire(request_, Resume{this});
     if (stop_.stop_possible()) on_stop_.emplace(stop_, CancelOnStop{this});
     // Whoever comes second of this and the handler resumes the coroutine.
     return !handed_off_.exchange(true, std::memory_order_acq_rel);
@@ -988,7 +1007,7 @@ class BasicPathLock<P>::AcquireAwaitable {
   StopToken stop_;
   std::coroutine_handle<> coroutine_;
   Guard result_;
-  std::atomic<bool> handed_off_{false};
+  Atomic<bool> handed_off_;  // false; the platform's: check-lock schedules each side's exchange
   AsyncAcquisition acquisition_;
   std::optional<typename P::template StopCallback<CancelOnStop>> on_stop_;
 };

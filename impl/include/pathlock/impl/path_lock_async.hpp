@@ -20,6 +20,7 @@
 //
 // Part of the template's definitions: include path_lock_definitions.hpp.
 
+#include <cassert>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -94,7 +95,11 @@ template <typename P>
 typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model::Request& request, Guard& granted,
                                                                     BoxHandler box, void* handler,
                                                                     AsyncAcquisition& handle) {
-  Guard guard(this, P::next_task_id());
+  // The guard is the caller's from the start: granted at once, nothing moves.
+  assert(granted.count_ == 0 && granted.status_ != AcquireStatus::kGranted);
+  Guard& guard = granted;
+  guard.lock_ = this;
+  guard.id_ = P::next_task_id();
   std::size_t next = 0;
   bool all_granted = false;
   {
@@ -116,10 +121,7 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
     // Granted at once. Inside a handler (resumes held back), the handler
     // is deferred like a resume, so that handlers never nest.
     all_granted = next == start.planned;
-    if (all_granted && !impl::ResumeQueue<AsyncOp>::mine().in_handler) {
-      granted = std::move(guard);
-      return AsyncStart::kGrantedInline;
-    }
+    if (all_granted && !impl::ResumeQueue<AsyncOp>::mine().in_handler) return AsyncStart::kGrantedInline;
   }
   // Step `next` must wait: from here the acquisition is an op, which tries
   // the step again and queues if it still must wait.
