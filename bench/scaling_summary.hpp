@@ -283,6 +283,17 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
                 "further ahead of it",
                 h.rate / peer.rate >= 4);
     }
+    // Where nothing conflicts, what 4x the peer asks of one thread's cost
+    // if PathLock scaled as it did in this run.
+    const double one = rate(recommended, w, 1);
+    if (contention_of(w) != Contention::kAllConflict && top > 1 && one > 0 && mine < 4 * peer.rate) {
+      const double needed = 4 * peer.rate;
+      const double scaling = mine / one;
+      line("  - 4x the peer is " + mops(needed) + " M/s at " + std::to_string(top) +
+           " threads: scaling as in this run (" + fixed(scaling, 2) + "x), one thread's acquire+release would take " +
+           "at most " + fixed(1e9 * scaling / needed, 1) + " ns; it takes " + fixed(1e9 / one, 1) + " ns (" +
+           fixed(needed / mine, 2) + "x that)");
+    }
   }
   const Figures* write = figure(recommended, Workload::kDisjoint, 1);
   const Figures* mutex = figure(std::string(kBaselineNames[0].key), Workload::kDisjoint, 1);

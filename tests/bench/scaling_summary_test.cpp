@@ -251,6 +251,26 @@ TEST(ScalingSummary, AheadOfThePeersWhereAllConflictIsMeasuredAgainstTheFasterFi
   EXPECT_EQ(line_after(hot, "- ahead of the peers, hot-read:").rfind("  - ", 0), std::string::npos);
 }
 
+TEST(ScalingSummary, APeerTargetMissedWhereNothingConflictsSaysWhatOneThreadWouldHaveToCost) {
+  // PathLock 20 M/s on 1 thread, 40 on 2 (2x); the 64-stripe table 12.5 on
+  // 2: 3.2x. 4x is 50 M/s, 25 per thread at 2x scaling: 40 ns, against 50.
+  FigureTable figures;
+  set_rates(figures, kRecommended, Workload::kDisjoint, 20e6, 40e6);
+  figures[key("Baseline/striped-64", Workload::kDisjoint, 2)] = run_of(12.5e6, 2, 0);
+  figures[key("Baseline/naive-map", Workload::kDisjoint, 2)] = run_of(1e6, 2, 0);
+  figures[key("Baseline/absl-table", Workload::kDisjoint, 2)] = run_of(1e6, 2, 0);
+  const std::string summary = summary_of(figures);
+  EXPECT_EQ(line_of(summary, "- ahead of the peers, disjoint:"),
+            "- ahead of the peers, disjoint: 3.20x 64-stripe table of std::shared_mutex at 2 threads (target >= 4x): "
+            "NOT met");
+  EXPECT_EQ(line_after(summary, "- ahead of the peers, disjoint:"),
+            "  - 4x the peer is 50.00 M/s at 2 threads: scaling as in this run (2.00x), one thread's acquire+release "
+            "would take at most 40.0 ns; it takes 50.0 ns (1.25x that)");
+  // Met: nothing to ask.
+  figures[key("Baseline/striped-64", Workload::kDisjoint, 2)] = run_of(10e6, 2, 0);
+  EXPECT_EQ(line_after(summary_of(figures), "- ahead of the peers, disjoint:").rfind("  - ", 0), std::string::npos);
+}
+
 TEST(ScalingSummary, APeerMissingFromTheRunLeavesThePeerTargetUndecided) {
   EXPECT_EQ(line_of(summary_of(hot_read_against_peers(0, 0, Abseil::kLeftOut)), "- ahead of the peers, hot-read:"),
             "- ahead of the peers, hot-read: 5.00x 64-stripe table of std::shared_mutex at 2 threads (target >= "

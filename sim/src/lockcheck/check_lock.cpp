@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <coroutine>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <new>
@@ -79,7 +81,8 @@ Lock::Guard call_lock(World& w, const LockCall& call, const model::Request& requ
     case WaitStyle::kStoppable: return w.lock.acquire(request, w.stops[stop_index].get_token());
     case WaitStyle::kAsync:
     case WaitStyle::kAsyncCancelled:
-    case WaitStyle::kAsyncAgain: break;  // call_async
+    case WaitStyle::kAsyncAgain:
+    case WaitStyle::kAwait: break;  // call_async
   }
   return {};
 }
@@ -123,26 +126,40 @@ void issue_async(World& w, const model::Request& request, std::uint32_t slot, st
 // The handler of async call `async_index`: holds its request for one step
 // and releases it; with `again`, then starts the next async call of the same
 // request from inside the handler (granted at once, it must not nest).
+// Handlers never nest on one thread (each logical thread is an OS thread).
+thread_local int handler_depth = 0;
+struct InHandler {
+  InHandler() { ++handler_depth; }
+  ~InHandler() { --handler_depth; }
+};
+
+// What async call `async_index`'s handler (or an await call's code after
+// its co_await) does with the guard it got: counts its run, and holds the
+// request under its ledger slot for one step if granted. Returns the guard
+// to release. REQUIRES: allocation failures paused (the ledger's
+// allocations are not the lock's).
+Lock::Guard& take_async_grant(World& w, const model::Request& request, std::uint32_t slot, std::size_t async_index,
+                              Lock::Guard& g) {
+  if (handler_depth > 1 && !w.violation) {
+    w.violation = fmt::format("async call {}'s handler ran inside another handler", async_index);
+  }
+  ++w.async_completed;
+  ++w.handler_runs[async_index];
+  w.handler_status[async_index] = g.status();
+  if (g.status() != AcquireStatus::kGranted) return g;
+  if (auto broken = w.ledger.granted(slot, request); broken && !w.violation) w.violation = std::move(broken);
+  w.work.fetch_add(1);  // the critical section
+  w.ledger.releasing(slot, request);
+  return g;
+}
+
 auto async_handler(World& w, const model::Request& request, std::uint32_t slot, std::size_t async_index,
                    std::size_t again, AllocationFailures failures) {
   return [&w, &request, slot, async_index, again, failures](Lock::Guard g) {
-    // Handlers never nest on one thread (each logical thread is an OS thread).
-    thread_local int depth = 0;
-    struct Depth {
-      Depth() { ++depth; }
-      ~Depth() { --depth; }
-    } in_handler;
+    const InHandler in_handler;  // over the next call too: its handler must not run inside this one
     {
-      const runtime::AllocationFailurePause checker_code;  // the ledger's allocations are not the lock's
-      if (depth > 1 && !w.violation) w.violation = fmt::format("async call {}'s handler ran inside another handler", async_index);
-      ++w.async_completed;
-      ++w.handler_runs[async_index];
-      w.handler_status[async_index] = g.status();
-      if (g.status() != AcquireStatus::kGranted) return;
-      if (auto broken = w.ledger.granted(slot, request); broken && !w.violation) w.violation = std::move(broken);
-      w.work.fetch_add(1);  // the critical section
-      w.ledger.releasing(slot, request);
-      g.release();
+      const runtime::AllocationFailurePause checker_code;
+      take_async_grant(w, request, slot, async_index, g).release();
     }
     if (again > 0) issue_async(w, request, slot + 1, async_index + 1, again - 1, kNotCancelled, failures);
   };
@@ -163,8 +180,71 @@ void issue_async(World& w, const model::Request& request, std::uint32_t slot, st
   }
 }
 
+// An await call's coroutine: started by its thread, it runs until it
+// suspends (or through), and is resumed by the grant's hand-off, on
+// whichever thread that comes second.
+struct Detached {
+  struct promise_type {
+    Detached get_return_object() noexcept { return {}; }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_never final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { std::terminate(); }
+  };
+};
+
+// acquire_async's awaitable, with its calls into the lock counted as inside
+// it (where allocations may fail). await_suspend's hand-off may let the
+// granting thread resume (and end) the coroutine before it returns: nothing
+// after the inner call touches the awaitable.
+struct AwaitInsideTheLock {
+  World& w;
+  AllocationFailures failures;
+  Lock::AcquireAwaitable inner;
+  bool await_ready() {
+    const InsideTheLock inside(w, failures);
+    return inner.await_ready();
+  }
+  bool await_suspend(std::coroutine_handle<> coroutine) {
+    const InsideTheLock inside(w, failures);
+    return inner.await_suspend(coroutine);
+  }
+  Lock::Guard await_resume() { return inner.await_resume(); }
+};
+
+// An await call: the code after the co_await does what an async handler
+// does. It runs inline, or on the thread whose release granted the
+// acquisition, as that acquisition's handler.
+Detached await_call(World& w, const model::Request& request, std::uint32_t slot, std::size_t async_index,
+                    AllocationFailures failures) {
+  Lock::Guard g;
+  bool issued = true;
+  try {
+    g = co_await AwaitInsideTheLock{w, failures, w.lock.acquire_async(request)};
+  } catch (const std::bad_alloc&) {
+    issued = false;  // failed before it was issued: it holds nothing, and nothing resumes
+  }
+  if (!issued) {
+    --w.async_issued;
+    co_return;
+  }
+  const InHandler in_handler;
+  // The release is inside the lock (between calls the lock's invariants
+  // are checked), and never fails, as a handler's is.
+  const InsideTheLock inside(w, AllocationFailures::kOff);
+  const runtime::AllocationFailurePause checker_code;
+  take_async_grant(w, request, slot, async_index, g).release();
+}
+
 void call_async(World& w, const LockCall& call, const model::Request& request, std::uint32_t slot,
                 std::size_t async_index, std::size_t cancel_index, AllocationFailures failures) {
+  if (call.style == WaitStyle::kAwait) {
+    // Counted before the coroutine starts: its code after the co_await may
+    // run (inline) before the call returns. A failed acquisition uncounts it.
+    ++w.async_issued;
+    await_call(w, request, slot, async_index, failures);
+    return;
+  }
   const std::size_t again = call.style == WaitStyle::kAsyncAgain ? 1 : 0;
   issue_async(w, request, slot, async_index, again,
               call.style == WaitStyle::kAsyncCancelled ? cancel_index : kNotCancelled, failures);

@@ -100,6 +100,7 @@ std::string_view to_string(WaitStyle style) noexcept {
     case WaitStyle::kAsync: return "async";
     case WaitStyle::kAsyncCancelled: return "async cancelled";
     case WaitStyle::kAsyncAgain: return "async again";
+    case WaitStyle::kAwait: return "await";
   }
   return "?";
 }
@@ -107,7 +108,8 @@ std::string_view to_string(WaitStyle style) noexcept {
 std::size_t async_slots(WaitStyle style) noexcept {
   switch (style) {
     case WaitStyle::kAsync:
-    case WaitStyle::kAsyncCancelled: return 1;
+    case WaitStyle::kAsyncCancelled:
+    case WaitStyle::kAwait: return 1;
     case WaitStyle::kAsyncAgain: return 2;
     default: return 0;
   }
@@ -402,6 +404,13 @@ std::vector<LockProgram> builtin_programs() {
                {{call(write(p("/a")))}}}),
       program("async-handler-acquires-again", "a handler releases and starts the next acquisition beside a writer",
               {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAsyncAgain)}}, {{call(read(p("/a/b")))}}}),
+      // The coroutine's acquisition queues behind thread 0's write; the
+      // release grants it, and the grant's hand-off races the coroutine's
+      // suspension: whichever comes second resumes it, exactly once. Its
+      // second co_await (of a free path) is granted at once.
+      program("await-races-grant", "a coroutine's co_await queues behind a writer; the grant races its suspension",
+              {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAwait), call(read(p("/b")), WaitStyle::kAwait)}},
+               {{call(read(p("/a/b")))}}}),
   };
 }
 

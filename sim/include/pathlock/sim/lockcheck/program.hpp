@@ -21,6 +21,12 @@
 //   kAsyncAgain kAsync, whose handler, once it has released, starts a
 //               second async acquisition of the same request (from inside
 //               a handler: granted at once, its handler must run after).
+//   kAwait      a coroutine's co_await acquire_async(request): the thread
+//               goes on once the coroutine suspends (or has run through);
+//               the code after the co_await (inline, or on the thread whose
+//               release grants it) holds the request for one step and
+//               releases it. A grant on another thread may come before the
+//               coroutine has suspended.
 //
 // The family is a fixed list of programs, each aimed at one mechanism of the
 // lock (the gates' close, drain and retirement, eviction and reuse of idle entries,
@@ -38,7 +44,16 @@
 
 namespace pathlock::sim::lockcheck {
 
-enum class WaitStyle : std::uint8_t { kBlocking, kTry, kTimed, kStoppable, kAsync, kAsyncCancelled, kAsyncAgain };
+enum class WaitStyle : std::uint8_t {
+  kBlocking,
+  kTry,
+  kTimed,
+  kStoppable,
+  kAsync,
+  kAsyncCancelled,
+  kAsyncAgain,
+  kAwait,
+};
 // Async acquisitions a call of this style makes (each has a ledger slot and a handler record).
 std::size_t async_slots(WaitStyle style) noexcept;
 enum class AfterGrant : std::uint8_t { kReleaseBeforeNext, kHoldToEnd };
