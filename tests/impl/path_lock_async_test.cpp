@@ -487,6 +487,10 @@ TEST(PathLockAsyncStress, CoroutinesOnManyThreadsNeverHoldConflictingRequestsTog
   constexpr int kThreads = 4;
   constexpr int kRounds = 20000;
   constexpr int kInFlight = 4;
+  // Held until every thread has an acquisition queued behind it: those are
+  // granted by this thread's release, so the hand-off is exercised however
+  // the threads happen to interleave afterwards.
+  auto first_holder = lock.acquire(model::write(P("/a")).request());
   std::vector<std::thread> pool;
   for (int t = 0; t < kThreads; ++t) {
     pool.emplace_back([&, t] {
@@ -501,7 +505,11 @@ TEST(PathLockAsyncStress, CoroutinesOnManyThreadsNeverHoldConflictingRequestsTog
       while (in_flight.load() != 0) std::this_thread::yield();
     });
   }
+  const bool all_queued = eventually([&] { return lock.waiting_acquisitions() >= kThreads; });
+  first_holder.release();
   for (auto& th : pool) th.join();
+  ASSERT_TRUE(all_queued) << "fewer than " << kThreads << " acquisitions queued behind a held /a\n"
+                          << lock.describe_waits();
   ASSERT_TRUE(eventually([&] { return holds.completions.load() == kThreads * kRounds; }))
       << holds.completions.load() << " of " << kThreads * kRounds << " coroutines resumed\n"
       << lock.describe_waits();
@@ -510,7 +518,8 @@ TEST(PathLockAsyncStress, CoroutinesOnManyThreadsNeverHoldConflictingRequestsTog
   EXPECT_EQ(lock.check_invariants(), "");
   std::printf("%d of %d coroutines were resumed by another thread's grant\n", holds.resumed_elsewhere.load(),
               kThreads * kRounds);
-  EXPECT_GT(holds.resumed_elsewhere.load(), 0) << "no acquisition waited: the hand-off went untested";
+  EXPECT_GE(holds.resumed_elsewhere.load(), kThreads)
+      << "the acquisitions queued behind /a were not resumed by its release";
 }
 
 }  // namespace

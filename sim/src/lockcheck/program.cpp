@@ -409,7 +409,8 @@ std::vector<LockProgram> builtin_programs() {
       // suspension: whichever comes second resumes it, exactly once. Its
       // second co_await (of a free path) is granted at once.
       program("await-races-grant", "a coroutine's co_await queues behind a writer; the grant races its suspension",
-              {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAwait), call(read(p("/b")), WaitStyle::kAwait)}},
+              {{{call(write(p("/a")))}},
+               {{call(write(p("/a/b")), WaitStyle::kAwait), call(read(p("/b")), WaitStyle::kAwait)}},
                {{call(read(p("/a/b")))}}}),
   };
 }
