@@ -197,17 +197,26 @@ struct Detached {
 // it (where allocations may fail). await_suspend's hand-off may let the
 // granting thread resume (and end) the coroutine before it returns: nothing
 // after the inner call touches the awaitable.
+// `resumed_by_grant` (in the coroutine's frame) says whether the code after
+// the co_await runs as the lock's handler (resumed from a grant) or on the
+// coroutine's own thread: written before the hand-off, and after it only
+// when the coroutine goes on here (the frame is then still ours).
 struct AwaitInsideTheLock {
   World& w;
   AllocationFailures failures;
+  bool& resumed_by_grant;
   Lock::AcquireAwaitable inner;
   bool await_ready() {
     const InsideTheLock inside(w, failures);
+    resumed_by_grant = false;
     return inner.await_ready();
   }
   bool await_suspend(std::coroutine_handle<> coroutine) {
     const InsideTheLock inside(w, failures);
-    return inner.await_suspend(coroutine);
+    resumed_by_grant = true;
+    const bool suspends = inner.await_suspend(coroutine);
+    if (!suspends) resumed_by_grant = false;
+    return suspends;
   }
   Lock::Guard await_resume() { return inner.await_resume(); }
 };
@@ -219,8 +228,9 @@ Detached await_call(World& w, const model::Request& request, std::uint32_t slot,
                     AllocationFailures failures) {
   Lock::Guard g;
   bool issued = true;
+  bool resumed_by_grant = false;
   try {
-    g = co_await AwaitInsideTheLock{w, failures, w.lock.acquire_async(request)};
+    g = co_await AwaitInsideTheLock{w, failures, resumed_by_grant, w.lock.acquire_async(request)};
   } catch (const std::bad_alloc&) {
     issued = false;  // failed before it was issued: it holds nothing, and nothing resumes
   }
@@ -228,12 +238,16 @@ Detached await_call(World& w, const model::Request& request, std::uint32_t slot,
     --w.async_issued;
     co_return;
   }
-  const InHandler in_handler;
+  // Resumed by a grant, it is that grant's handler; on its own thread it is
+  // none, and handlers its release grants may run inside it.
+  std::optional<InHandler> in_handler;
+  if (resumed_by_grant) in_handler.emplace();
+  const runtime::AllocationFailurePause checker_code;
+  Lock::Guard& held = take_async_grant(w, request, slot, async_index, g);
   // The release is inside the lock (between calls the lock's invariants
   // are checked), and never fails, as a handler's is.
   const InsideTheLock inside(w, AllocationFailures::kOff);
-  const runtime::AllocationFailurePause checker_code;
-  take_async_grant(w, request, slot, async_index, g).release();
+  held.release();
 }
 
 void call_async(World& w, const LockCall& call, const model::Request& request, std::uint32_t slot,

@@ -412,6 +412,11 @@ std::vector<LockProgram> builtin_programs() {
               {{{call(write(p("/a")))}},
                {{call(write(p("/a/b")), WaitStyle::kAwait), call(read(p("/b")), WaitStyle::kAwait)}},
                {{call(read(p("/a/b")))}}}),
+      // Granted at once, the code after a co_await runs on its own thread,
+      // as no handler: the async write its release grants runs its handler
+      // there, and that is no nesting.
+      program("await-release-runs-a-handler", "a co_await granted at once releases, granting an async waiter",
+              {{{call(write(p("/a")), WaitStyle::kAwait)}}, {{call(write(p("/a")), WaitStyle::kAsync)}}}),
   };
 }
 
