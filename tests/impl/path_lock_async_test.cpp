@@ -461,10 +461,17 @@ struct Holds {
   }
 };
 
+// The calling thread's id, read afresh: a compiler may keep a thread's
+// identity (pthread_self is declared const) across a co_await, after which
+// the coroutine can be running on another thread (clang did). A call
+// through a volatile pointer is one it cannot see through.
+std::thread::id this_thread_id() { return std::this_thread::get_id(); }
+std::thread::id (*volatile running_thread)() = this_thread_id;
+
 Detached hold_briefly(PathLock& lock, const model::Request* request, Holds& holds, std::atomic<int>& in_flight) {
-  const std::thread::id started_on = std::this_thread::get_id();
+  const std::thread::id started_on = running_thread();
   PathLock::Guard g = co_await lock.acquire_async(*request);
-  if (std::this_thread::get_id() != started_on) holds.resumed_elsewhere.fetch_add(1);
+  if (running_thread() != started_on) holds.resumed_elsewhere.fetch_add(1);
   if (g.owns_lock()) {
     holds.mark(request);
     holds.unmark(request);
