@@ -50,6 +50,7 @@ Path P(std::string_view s) { return Path::parse(s); }
 struct Outcome {
   int calls = 0;
   PathLock::Guard guard;
+  AcquireStatus resumed_with = AcquireStatus::kReleased;  // a coroutine's: what its co_await returned
   std::thread::id thread;
   auto handler() {
     return [this](PathLock::Guard g) {
@@ -280,6 +281,13 @@ TEST(PathLockAsyncReentry, AHandlerThatAcquiresAgainInlineDoesNotNest) {
 
 // --- C++20 coroutines ----------------------------------------------------------
 
+// The calling thread's id, read afresh: a compiler may keep a thread's
+// identity (pthread_self is declared const) across a co_await, after which
+// the coroutine can be running on another thread (clang did). A call
+// through a volatile pointer is one it cannot see through.
+std::thread::id this_thread_id() { return std::this_thread::get_id(); }
+std::thread::id (*volatile running_thread)() = this_thread_id;
+
 // A minimal fire-and-forget coroutine for the tests.
 struct Detached {
   struct promise_type {
@@ -294,7 +302,8 @@ struct Detached {
 Detached hold_until_told(PathLock& lock, model::Request request, std::stop_token stop, Outcome& out,
                          std::atomic<bool>& release_now) {
   PathLock::Guard g = co_await lock.acquire_async(request, stop);
-  out.thread = std::this_thread::get_id();
+  out.thread = running_thread();
+  out.resumed_with = g.status();
   ++out.calls;
   if (g.owns_lock() && release_now.load()) g.release();
   out.guard = std::move(g);
@@ -335,15 +344,105 @@ TEST(PathLockAsyncCoroutine, AStopRequestCancelsTheWait) {
   EXPECT_EQ(lock.check_invariants(), "");
 }
 
+// As a blocking acquire with that token: nothing is taken, even where
+// everything is free, and the coroutine does not suspend.
+TEST(PathLockAsyncCoroutine, AStopRequestedBeforeTheAwaitCancelsItFreeOrBusy) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  std::stop_source stop;
+  stop.request_stop();
+  std::atomic<bool> release_now{false};
+  Outcome free_case;
+  hold_until_told(lock, model::write(P("/a/b")).request(), stop.get_token(), free_case, release_now);
+  ASSERT_EQ(free_case.calls, 1) << "suspended";
+  EXPECT_EQ(free_case.status(), AcquireStatus::kCancelled);
+  EXPECT_EQ(free_case.guard.lock_count(), 0U);
+  free_case.guard.release();  // (held only if the test fails: the rest would wait for it)
+  EXPECT_EQ(lock.active_locks(), 0U);
+  EXPECT_EQ(lock.acquire(model::write(P("/a/b")).request(), stop.get_token()).status(), AcquireStatus::kCancelled)
+      << "the blocking acquire it must agree with";
+
+  auto holder = lock.acquire(model::write(P("/a")).request());
+  Outcome busy_case;
+  hold_until_told(lock, model::write(P("/a/b")).request(), stop.get_token(), busy_case, release_now);
+  ASSERT_EQ(busy_case.calls, 1) << "suspended";
+  EXPECT_EQ(busy_case.status(), AcquireStatus::kCancelled);
+  EXPECT_EQ(lock.waiting_acquisitions(), 0U);
+  holder.release();
+  EXPECT_EQ(lock.active_locks(), 0U);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
+// A stop and the grant race: the coroutine resumes exactly once, granted
+// (then it releases) or cancelled (holding nothing), and nothing is left
+// held or queued either way.
+TEST(PathLockAsyncCoroutine, AStopRacingTheGrantResumesTheCoroutineOnceGrantedOrCancelled) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  Watchdog watchdog(current_test_name());
+  watchdog.watch("lock", lock);
+  constexpr int kRounds = 2000;
+  int granted = 0;
+  int cancelled = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    auto holder = lock.acquire(model::write(P("/a")).request());
+    std::stop_source stop;
+    std::atomic<bool> release_now{true};
+    Outcome out;
+    hold_until_told(lock, model::write(P("/a/b")).request(), stop.get_token(), out, release_now);
+    ASSERT_EQ(out.calls, 0) << "resumed beside the holder of /a";
+    std::atomic<int> ready{0};
+    const auto together = [&ready] {
+      ready.fetch_add(1);
+      while (ready.load() < 2) {
+      }
+    };
+    std::thread releaser([&] {
+      together();
+      holder.release();
+    });
+    std::thread stopper([&] {
+      together();
+      stop.request_stop();
+    });
+    releaser.join();
+    stopper.join();
+    ASSERT_EQ(out.calls, 1) << "round " << round;
+    const AcquireStatus status = out.resumed_with;
+    ASSERT_TRUE(status == AcquireStatus::kGranted || status == AcquireStatus::kCancelled)
+        << "round " << round << ": " << to_string(status);
+    (status == AcquireStatus::kGranted ? granted : cancelled) += 1;
+    EXPECT_FALSE(out.guard.owns_lock()) << "round " << round << ": the coroutine released what it was granted";
+    ASSERT_EQ(lock.waiting_acquisitions(), 0U) << "round " << round;
+    ASSERT_EQ(lock.active_locks(), 0U) << "round " << round;
+  }
+  std::printf("%d rounds granted, %d cancelled\n", granted, cancelled);
+  EXPECT_EQ(lock.check_invariants(), "");
+}
+
 // A coroutine resumed by a grant runs as that grant's handler: a free
 // request it then awaits is granted at once, but its continuation waits
 // until that handler returns (handlers never nest), so the coroutine
 // suspends there and is resumed from the releasing thread's queue, before
 // the release that granted the first returns.
-Detached take_two_in_turn(PathLock& lock, model::Request first, model::Request second, Outcome& out) {
+// An awaitable as the coroutine sees it, and whether the coroutine asked
+// to suspend at it (await_ready returned false).
+template <typename Awaitable>
+struct SuspensionSpy {
+  Awaitable inner;
+  bool& suspended;
+  bool await_ready() { return inner.await_ready(); }
+  bool await_suspend(std::coroutine_handle<> coroutine) {
+    suspended = true;
+    return inner.await_suspend(coroutine);
+  }
+  auto await_resume() { return inner.await_resume(); }
+};
+
+Detached take_two_in_turn(PathLock& lock, model::Request first, model::Request second, Outcome& out,
+                          bool& suspended_at_second) {
   PathLock::Guard a = co_await lock.acquire_async(first);
-  PathLock::Guard b = co_await lock.acquire_async(second);
-  out.thread = std::this_thread::get_id();
+  PathLock::Guard b =
+      co_await SuspensionSpy<PathLock::AcquireAwaitable>{lock.acquire_async(second), suspended_at_second};
+  out.thread = running_thread();
   ++out.calls;
   EXPECT_EQ(a.status(), AcquireStatus::kGranted);
   out.guard = std::move(b);
@@ -353,12 +452,17 @@ TEST(PathLockAsyncCoroutine, AFreeRequestAwaitedInsideAGrantsHandlerResumesOnThe
   PathLock lock(impl::path_rwa_joined_scheme());
   auto holder = lock.acquire(model::write(P("/a")).request());
   Outcome out;
-  take_two_in_turn(lock, model::write(P("/a")).request(), model::write(P("/b")).request(), out);
+  bool suspended_at_second = false;
+  take_two_in_turn(lock, model::write(P("/a")).request(), model::write(P("/b")).request(), out,
+                   suspended_at_second);
   EXPECT_EQ(out.calls, 0) << "resumed beside the holder of /a";
   std::thread releaser([&] { holder.release(); });
   const auto releaser_id = releaser.get_id();
   releaser.join();
   ASSERT_EQ(out.calls, 1) << "the second co_await never resumed";
+  // Granted at once but not ready: had it gone on, the code after it would
+  // have run inside the first grant's handler (nested).
+  EXPECT_TRUE(suspended_at_second) << "the second co_await went on inside the first one's grant";
   EXPECT_EQ(out.thread, releaser_id);
   EXPECT_EQ(out.status(), AcquireStatus::kGranted);
   out.guard.release();
@@ -460,13 +564,6 @@ struct Holds {
     held.erase(std::find(held.begin(), held.end(), r));
   }
 };
-
-// The calling thread's id, read afresh: a compiler may keep a thread's
-// identity (pthread_self is declared const) across a co_await, after which
-// the coroutine can be running on another thread (clang did). A call
-// through a volatile pointer is one it cannot see through.
-std::thread::id this_thread_id() { return std::this_thread::get_id(); }
-std::thread::id (*volatile running_thread)() = this_thread_id;
 
 Detached hold_briefly(PathLock& lock, const model::Request* request, Holds& holds, std::atomic<int>& in_flight) {
   const std::thread::id started_on = running_thread();

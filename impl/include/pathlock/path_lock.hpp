@@ -317,6 +317,7 @@
 // waiting, and returns kTimedOut if it would have had to wait.
 
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <coroutine>
 #include <cstddef>
@@ -440,7 +441,8 @@ class BasicPathLock {
   AsyncAcquisition async_acquire(const model::Request& request, Handler handler);
   // C++20: `Guard g = co_await lock.acquire_async(request, stop_token);`
   // resumed on the granting thread; a stop request cancels the wait
-  // (kCancelled). REQUIRES: the request outlives the co_await expression; a
+  // (kCancelled), and one made before the co_await cancels it before it
+  // takes anything, free or not, as for a blocking acquire. REQUIRES: the request outlives the co_await expression; a
   // coroutine suspended there is not destroyed (request stop, and let it
   // resume with kCancelled).
   [[nodiscard]] AcquireAwaitable acquire_async(const model::Request& request, StopToken stop = {});
@@ -525,6 +527,10 @@ class BasicPathLock {
   // REQUIRES: `granted` is empty (it becomes the acquisition's guard).
   AsyncStart start_async(const model::Request& request, Guard& granted, BoxHandler box, void* handler,
                          AsyncAcquisition& handle);
+  // An acquisition whose stop was requested before it began: `guard`
+  // becomes what a blocking acquire with that token returns (kCancelled,
+  // nothing taken).
+  void cancel_before_start(Guard& guard) noexcept;
   // The same for a handler of type Handler, boxed (moved from) only if a step must wait.
   template <typename Handler>
   AsyncStart start_async_with(const model::Request& request, Guard& granted, Handler& handler,
@@ -974,8 +980,13 @@ class BasicPathLock<P>::AcquireAwaitable {
   // Granted at once: the coroutine goes on without suspending, its guard
   // built in place (no handler runs, nothing is exchanged). Else the
   // acquisition is an op, which may complete on another thread before the
-  // coroutine suspends.
+  // coroutine suspends. A stop already requested: kCancelled at once.
   bool await_ready() {
+    assert(acquisition_.op_ == nullptr && "an AcquireAwaitable is awaited once");
+    if (stop_.stop_requested()) {
+      lock_.cancel_before_start(result_);
+      return true;
+    }
     Resume resume{this};
     return lock_.start_async_with(request_, result_, resume, acquisition_) == AsyncStart::kGrantedInline;
   }

@@ -104,9 +104,11 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
   bool all_granted = false;
   {
     impl::ScratchSteps scratch;
-    const FastStart start = start_fast(request, scratch, guard);
-    const std::size_t fast = start.held;
     try {
+      // (The fast prefix throws nothing today; inside, a change that made
+      // it allocate could not leave its holds behind.)
+      const FastStart start = start_fast(request, scratch, guard);
+      const std::size_t fast = start.held;
       for (next = fast; next < start.planned; ++next) {
         Node* node = nullptr;
         if (take_step((*start.plan)[next], guard, node, [] { return static_cast<Waiter*>(nullptr); },
@@ -114,13 +116,13 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
           break;
         }
       }
+      all_granted = next == start.planned;
     } catch (...) {
       guard.release();
       throw;
     }
     // Granted at once. Inside a handler (resumes held back), the handler
     // is deferred like a resume, so that handlers never nest.
-    all_granted = next == start.planned;
     if (all_granted && !impl::ResumeQueue<AsyncOp>::mine().in_handler) return AsyncStart::kGrantedInline;
   }
   // Step `next` must wait: from here the acquisition is an op, which tries
@@ -142,6 +144,14 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
     run_async(op.release());
   }
   return AsyncStart::kHandedOff;
+}
+
+template <typename P>
+void BasicPathLock<P>::cancel_before_start(Guard& guard) noexcept {
+  assert(guard.count_ == 0 && guard.status_ != AcquireStatus::kGranted);
+  guard.lock_ = this;
+  guard.id_ = P::next_task_id();
+  guard.status_ = AcquireStatus::kCancelled;
 }
 
 template <typename P>
