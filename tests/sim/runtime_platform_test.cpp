@@ -2,7 +2,12 @@
 // tokens and their callbacks, run on the deterministic runtime.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <functional>
 #include <memory>
+#include <new>
 
 #include "pathlock/sim/runtime/platform.hpp"
 #include "pathlock/sim/runtime/strategies/dfs_strategy.hpp"
@@ -145,6 +150,31 @@ TEST(RuntimeStop, CallbackRunsAtMostOnceAndItsDestructorWaitsForIt) {
       << (r.first_bad_run ? r.first_bad_run->detail + "\n" + format_trace(*r.first_bad_run) : "");
   for (std::size_t on : {0u, 1u, 9u}) EXPECT_NE(std::count(ran_on->begin(), ran_on->end(), on), 0) << on;
   std::printf("stop callback against request_stop, <= 2 preemptions: %zu schedules\n", r.runs);
+}
+
+// A callback may destroy its own StopCallback, as std::stop_callback's
+// may: a coroutine that a stop resumes (co_await acquire_async) ends, and
+// its frame with the callback, inside the callback. request_stop then
+// leaves the node alone: the room it lived in is not written again.
+TEST(RuntimeStop, ACallbackMayDestroyItsOwnStopCallback) {
+  using Callback = StopCallback<std::function<void()>>;
+  alignas(Callback) unsigned char room[sizeof(Callback)];
+  constexpr unsigned char kFreed = 0xAB;
+  P::StopSource source;
+  Callback* callback = nullptr;
+  int runs = 0;
+  callback = new (room) Callback(source.get_token(), [&runs, &callback, &room] {
+    // (Copied out first: the lambda dies with the callback.)
+    Callback* self = callback;
+    unsigned char* where = room;
+    ++runs;
+    self->~Callback();
+    std::memset(where, kFreed, sizeof(Callback));
+  });
+  EXPECT_TRUE(source.request_stop());
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(std::count(room, room + sizeof(Callback), kFreed), static_cast<std::ptrdiff_t>(sizeof(Callback)))
+      << "request_stop wrote into the callback after the callback destroyed it";
 }
 
 TEST(RuntimeStop, StopRequestedSeesTheRequestOnlyAfterIt) {

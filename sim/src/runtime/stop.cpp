@@ -36,10 +36,15 @@ bool request_stop(StopState& state, const Where& where) {
   // marked running so that a destructor on another thread waits for it.
   while (StopCallbackNode* node = state.head) {
     unlink(state, *node);
+    bool destroyed = false;
     node->running = 1;
     node->running_thread = caller();
+    node->destroyed_while_running = &destroyed;
     node->invoke(node->owner);
-    node->running = 0;  // from here its destructor may run: do not touch it
+    if (!destroyed) {
+      node->destroyed_while_running = nullptr;
+      node->running = 0;  // from here its destructor may run: do not touch it
+    }
     changed();
   }
   return true;
@@ -66,6 +71,10 @@ void unregister_callback(StopState& state, StopCallbackNode& node, const Where& 
   point("unregister stop callback", where);
   if (node.registered) {
     unlink(state, node);
+    return;
+  }
+  if (node.running == 1 && node.running_thread == caller()) {
+    *node.destroyed_while_running = true;  // by its own callback: the requester leaves the node alone
     return;
   }
   if (node.running == 1 && node.running_thread != caller()) {

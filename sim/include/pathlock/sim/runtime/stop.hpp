@@ -22,6 +22,10 @@ struct StopCallbackNode {
   StopCallbackNode* prev = nullptr;
   std::uint32_t running = 0;       // 1 while its callback runs
   std::uint32_t running_thread = 0;
+  // While its callback runs: set by the callback's destructor when the
+  // callback destroys it (on the running thread, as a coroutine resumed by
+  // the callback may), so the requester no longer touches the node.
+  bool* destroyed_while_running = nullptr;
   bool registered = false;
 };
 
