@@ -47,6 +47,11 @@ struct World {
       for (const auto& c : t.calls) mine.push_back(c.operation.request());
     }
     stops.resize(program.stoppable_calls());
+    for (const auto& t : program.threads) {
+      for (const auto& c : t.calls) {
+        if (takes_a_stop_token(c.style)) stop_styles.push_back(c.style);
+      }
+    }
     acquisitions.resize(program.cancelled_calls());
     cancel_outcomes.resize(program.cancelled_calls());
     cancelled_slot.resize(program.cancelled_calls());
@@ -58,6 +63,7 @@ struct World {
   FifoLedger fifo;  // every grant against each lock's arrival order
   std::vector<std::vector<model::Request>> requests;  // by thread, by call
   std::vector<runtime::StopSource> stops;             // by stoppable call
+  std::vector<WaitStyle> stop_styles;                 // by stoppable call
   std::vector<Lock::AsyncAcquisition> acquisitions;   // by cancelled async call
   std::size_t async_issued = 0;                       // async calls that returned
   std::size_t async_completed = 0;                    // their handlers that ran
@@ -82,7 +88,8 @@ Lock::Guard call_lock(World& w, const LockCall& call, const model::Request& requ
     case WaitStyle::kAsync:
     case WaitStyle::kAsyncCancelled:
     case WaitStyle::kAsyncAgain:
-    case WaitStyle::kAwait: break;  // call_async
+    case WaitStyle::kAwait:
+    case WaitStyle::kAwaitStoppable: break;  // call_async
   }
   return {};
 }
@@ -223,14 +230,20 @@ struct AwaitInsideTheLock {
 
 // An await call: the code after the co_await does what an async handler
 // does. It runs inline, or on the thread whose release granted the
-// acquisition, as that acquisition's handler.
+// acquisition (or whose stop withdrew it), as that acquisition's handler.
 Detached await_call(World& w, const model::Request& request, std::uint32_t slot, std::size_t async_index,
-                    AllocationFailures failures) {
+                    AllocationFailures failures, Lock::StopToken stop) {
   Lock::Guard g;
   bool issued = true;
   bool resumed_by_grant = false;
+  // (A look the checker takes, before the call: a stop seen here came first.)
+  const bool stopped_before = stop.stop_possible() && stop.stop_requested();
   try {
-    g = co_await AwaitInsideTheLock{w, failures, resumed_by_grant, w.lock.acquire_async(request)};
+    // A named awaiter: GCC 12 mishandles a co_await on a braced temporary
+    // that holds a stop token (the heap was corrupted under
+    // await-stop-races-grant; clang's build, and this one, run clean).
+    AwaitInsideTheLock awaiter{w, failures, resumed_by_grant, w.lock.acquire_async(request, stop)};
+    g = co_await awaiter;
   } catch (const std::bad_alloc&) {
     issued = false;  // failed before it was issued: it holds nothing, and nothing resumes
   }
@@ -243,6 +256,10 @@ Detached await_call(World& w, const model::Request& request, std::uint32_t slot,
   std::optional<InHandler> in_handler;
   if (resumed_by_grant) in_handler.emplace();
   const runtime::AllocationFailurePause checker_code;
+  if (stopped_before && g.status() != AcquireStatus::kCancelled && !w.violation) {
+    w.violation = fmt::format("await call {}'s stop was requested before its co_await began, yet it ended {}",
+                              async_index, to_string(g.status()));
+  }
   Lock::Guard& held = take_async_grant(w, request, slot, async_index, g);
   // The release is inside the lock (between calls the lock's invariants
   // are checked), and never fails, as a handler's is.
@@ -251,12 +268,14 @@ Detached await_call(World& w, const model::Request& request, std::uint32_t slot,
 }
 
 void call_async(World& w, const LockCall& call, const model::Request& request, std::uint32_t slot,
-                std::size_t async_index, std::size_t cancel_index, AllocationFailures failures) {
-  if (call.style == WaitStyle::kAwait) {
+                std::size_t async_index, std::size_t cancel_index, std::size_t stop_index,
+                AllocationFailures failures) {
+  if (call.style == WaitStyle::kAwait || call.style == WaitStyle::kAwaitStoppable) {
     // Counted before the coroutine starts: its code after the co_await may
     // run (inline) before the call returns. A failed acquisition uncounts it.
     ++w.async_issued;
-    await_call(w, request, slot, async_index, failures);
+    await_call(w, request, slot, async_index, failures,
+               call.style == WaitStyle::kAwaitStoppable ? w.stops[stop_index].get_token() : Lock::StopToken());
     return;
   }
   const std::size_t again = call.style == WaitStyle::kAsyncAgain ? 1 : 0;
@@ -283,9 +302,10 @@ void lock_thread(World& w, const ThreadPlan& plan, std::uint32_t t, FirstIndices
     if (const std::size_t n = async_slots(call.style); n > 0) {
       const std::size_t async_index = async_slot - w.requests.size();
       call_async(w, call, w.requests[t][c], static_cast<std::uint32_t>(async_slot), async_index, cancel_index,
-                 failures);
+                 stop_index, failures);
       async_slot += n;
       if (call.style == WaitStyle::kAsyncCancelled) ++cancel_index;
+      if (takes_a_stop_token(call.style)) ++stop_index;
       continue;
     }
     Lock::Guard g;
@@ -318,13 +338,23 @@ runtime::Program make_program(const impl::Scheme& scheme, const LockProgram& pro
     const ThreadPlan* plan = &program.threads[t];
     run.threads.push_back([w, plan, t, first, failures] { lock_thread(*w, *plan, t, first, failures); });
     for (const auto& c : plan->calls) {
-      first.stop += c.style == WaitStyle::kStoppable ? 1 : 0;
+      first.stop += takes_a_stop_token(c.style) ? 1U : 0U;
       first.async += async_slots(c.style);
       first.cancel += c.style == WaitStyle::kAsyncCancelled ? 1 : 0;
     }
   }
   for (std::size_t k = 0; k < w->stops.size(); ++k) {
-    run.threads.push_back([w, k] { w->stops[k].request_stop(); });
+    if (w->stop_styles[k] == WaitStyle::kAwaitStoppable) {
+      // Its callback withdraws the acquisition and may resume the coroutine
+      // here: lock code, where allocations may fail (the callback is
+      // noexcept: one that did would end the process).
+      run.threads.push_back([w, k, failures] {
+        const InsideTheLock inside(*w, failures);
+        w->stops[k].request_stop();
+      });
+    } else {
+      run.threads.push_back([w, k] { w->stops[k].request_stop(); });
+    }
   }
   for (std::size_t k = 0; k < w->acquisitions.size(); ++k) {
     run.threads.push_back([w, k, failures] {
@@ -395,7 +425,7 @@ bool model_predicts_deadlock(const impl::Scheme& scheme, const LockProgram& prog
     for (const auto& c : t.calls) {
       ScenarioRequest& r = task.emplace_back(c.operation);
       r.acquire = c.style == WaitStyle::kTry ? AcquireStyle::kTry : AcquireStyle::kBlocking;
-      const bool withdraws = c.style == WaitStyle::kTimed || c.style == WaitStyle::kStoppable ||
+      const bool withdraws = c.style == WaitStyle::kTimed || takes_a_stop_token(c.style) ||
                              c.style == WaitStyle::kAsyncCancelled;
       r.withdraw = withdraws ? WithdrawStyle::kWhileWaiting : WithdrawStyle::kNever;
       r.release = c.after == AfterGrant::kHoldToEnd ? ReleaseStyle::kAtEnd : ReleaseStyle::kBeforeNext;

@@ -101,6 +101,7 @@ std::string_view to_string(WaitStyle style) noexcept {
     case WaitStyle::kAsyncCancelled: return "async cancelled";
     case WaitStyle::kAsyncAgain: return "async again";
     case WaitStyle::kAwait: return "await";
+    case WaitStyle::kAwaitStoppable: return "await stoppable";
   }
   return "?";
 }
@@ -109,16 +110,21 @@ std::size_t async_slots(WaitStyle style) noexcept {
   switch (style) {
     case WaitStyle::kAsync:
     case WaitStyle::kAsyncCancelled:
-    case WaitStyle::kAwait: return 1;
+    case WaitStyle::kAwait:
+    case WaitStyle::kAwaitStoppable: return 1;
     case WaitStyle::kAsyncAgain: return 2;
     default: return 0;
   }
 }
 
+bool takes_a_stop_token(WaitStyle style) noexcept {
+  return style == WaitStyle::kStoppable || style == WaitStyle::kAwaitStoppable;
+}
+
 std::size_t LockProgram::stoppable_calls() const noexcept {
   std::size_t n = 0;
   for (const auto& t : threads) {
-    for (const auto& c : t.calls) n += c.style == WaitStyle::kStoppable ? 1 : 0;
+    for (const auto& c : t.calls) n += takes_a_stop_token(c.style) ? 1U : 0U;
   }
   return n;
 }
@@ -417,6 +423,13 @@ std::vector<LockProgram> builtin_programs() {
       // there, and that is no nesting.
       program("await-release-runs-a-handler", "a co_await granted at once releases, granting an async waiter",
               {{{call(write(p("/a")), WaitStyle::kAwait)}}, {{call(write(p("/a")), WaitStyle::kAsync)}}}),
+      // A stop races the grant of a co_await queued behind thread 0's
+      // write: before the co_await (cancelled at once, nothing taken),
+      // while it waits (the stopper's callback withdraws it and resumes the
+      // coroutine there), or as the release grants it (granted, or rolled
+      // back by the resume): it resumes once, and nothing stays held.
+      program("await-stop-races-grant", "a stop races the grant of a co_await queued behind a writer",
+              {{{call(write(p("/a")))}}, {{call(write(p("/a/b")), WaitStyle::kAwaitStoppable)}}}),
   };
 }
 

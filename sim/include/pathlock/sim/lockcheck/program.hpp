@@ -27,6 +27,11 @@
 //               release grants it) holds the request for one step and
 //               releases it. A grant on another thread may come before the
 //               coroutine has suspended.
+//   kAwaitStoppable  kAwait with a stop token: a stopper thread of its own
+//               requests stop at whatever point the scheduler picks (before
+//               the co_await, while it waits, or as the grant comes); the
+//               coroutine resumes once, granted or cancelled, and a stop
+//               requested before the co_await began ends it cancelled.
 //
 // The family is a fixed list of programs, each aimed at one mechanism of the
 // lock (the gates' close, drain and retirement, eviction and reuse of idle entries,
@@ -53,12 +58,15 @@ enum class WaitStyle : std::uint8_t {
   kAsyncCancelled,
   kAsyncAgain,
   kAwait,
+  kAwaitStoppable,
 };
 // Async acquisitions a call of this style makes (each has a ledger slot and a handler record).
 std::size_t async_slots(WaitStyle style) noexcept;
 enum class AfterGrant : std::uint8_t { kReleaseBeforeNext, kHoldToEnd };
 
 std::string_view to_string(WaitStyle style) noexcept;
+// A stopper thread requests stop for calls of this style.
+bool takes_a_stop_token(WaitStyle style) noexcept;
 
 struct LockCall {
   model::Operation operation;
@@ -76,7 +84,7 @@ struct LockProgram {
   std::vector<ThreadPlan> threads;
 
   // Logical threads a run needs: the lock's threads plus one stopper per
-  // stoppable call.
+  // stoppable call (kStoppable or kAwaitStoppable).
   std::size_t stoppable_calls() const noexcept;
   // Async calls (each holds its grant apart from its thread's) and, of
   // them, those a canceller thread cancels.
