@@ -237,7 +237,7 @@ Detached await_call(World& w, const model::Request& request, std::uint32_t slot,
   bool issued = true;
   bool resumed_by_grant = false;
   // (A look the checker takes, before the call: a stop seen here came first.)
-  const bool stopped_before = stop.stop_possible() && stop.stop_requested();
+  const bool stopped_before = stop.stop_requested();  // (false for no token)
   try {
     // A named awaiter: GCC 12 mishandles a co_await on a braced temporary
     // that holds a stop token (the heap was corrupted under
@@ -344,17 +344,14 @@ runtime::Program make_program(const impl::Scheme& scheme, const LockProgram& pro
     }
   }
   for (std::size_t k = 0; k < w->stops.size(); ++k) {
-    if (w->stop_styles[k] == WaitStyle::kAwaitStoppable) {
-      // Its callback withdraws the acquisition and may resume the coroutine
-      // here: lock code, where allocations may fail (the callback is
-      // noexcept: one that did would end the process).
-      run.threads.push_back([w, k, failures] {
-        const InsideTheLock inside(*w, failures);
-        w->stops[k].request_stop();
-      });
-    } else {
-      run.threads.push_back([w, k] { w->stops[k].request_stop(); });
-    }
+    run.threads.push_back([w, k, failures] {
+      // An await call's callback withdraws the acquisition and may resume
+      // the coroutine here: lock code, where allocations may fail (the
+      // callback is noexcept: one that did would end the process).
+      std::optional<InsideTheLock> inside;
+      if (w->stop_styles[k] == WaitStyle::kAwaitStoppable) inside.emplace(*w, failures);
+      w->stops[k].request_stop();
+    });
   }
   for (std::size_t k = 0; k < w->acquisitions.size(); ++k) {
     run.threads.push_back([w, k, failures] {
