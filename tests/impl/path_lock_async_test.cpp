@@ -440,8 +440,9 @@ struct SuspensionSpy {
 Detached take_two_in_turn(PathLock& lock, model::Request first, model::Request second, Outcome& out,
                           bool& suspended_at_second) {
   PathLock::Guard a = co_await lock.acquire_async(first);
-  PathLock::Guard b =
-      co_await SuspensionSpy<PathLock::AcquireAwaitable>{lock.acquire_async(second), suspended_at_second};
+  // Named: GCC 12 destroys an aggregate co_await operand's members twice.
+  SuspensionSpy<PathLock::AcquireAwaitable> spy{lock.acquire_async(second), suspended_at_second};
+  PathLock::Guard b = co_await spy;
   out.thread = running_thread();
   ++out.calls;
   EXPECT_EQ(a.status(), AcquireStatus::kGranted);

@@ -445,6 +445,13 @@ class BasicPathLock {
   // takes anything, free or not, as for a blocking acquire. REQUIRES: the request outlives the co_await expression; a
   // coroutine suspended there is not destroyed (request stop, and let it
   // resume with kCancelled).
+  // GCC 12 (Debian 12's compiler) destroys each member of an
+  // aggregate-initialized co_await operand twice: `co_await
+  // Wrapper{lock.acquire_async(r, token)}` releases the awaitable's stop
+  // state twice and corrupts the heap. Name such a wrapper first
+  // (`Wrapper w{...}; co_await w;`) or give it a constructor; the test
+  // CoroutineOperand (tests/impl/coroutine_operand_test.cpp) tells whether
+  // a compiler does this.
   [[nodiscard]] AcquireAwaitable acquire_async(const model::Request& request, StopToken stop = {});
 
   // The design notes' operations, blocking. They build the request (which

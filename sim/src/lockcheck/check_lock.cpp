@@ -239,9 +239,9 @@ Detached await_call(World& w, const model::Request& request, std::uint32_t slot,
   // (A look the checker takes, before the call: a stop seen here came first.)
   const bool stopped_before = stop.stop_requested();  // (false for no token)
   try {
-    // A named awaiter: GCC 12 mishandles a co_await on a braced temporary
-    // that holds a stop token (the heap was corrupted under
-    // await-stop-races-grant; clang's build, and this one, run clean).
+    // A named awaiter: GCC 12 destroys each member of an aggregate-initialized
+    // co_await operand twice (the awaitable's stop state released twice
+    // corrupted the heap; see tests/impl/coroutine_operand_test.cpp).
     AwaitInsideTheLock awaiter{w, failures, resumed_by_grant, w.lock.acquire_async(request, stop)};
     g = co_await awaiter;
   } catch (const std::bad_alloc&) {
