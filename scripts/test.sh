@@ -5,7 +5,7 @@
 #   asan (clang):   the same under AddressSanitizer + UBSan, plus the fuzzers;
 #   tsan (clang):   the concurrency tests (label "concurrency") and the etcd
 #                   lock's (label "etcd") under ThreadSanitizer;
-#   gcc-asan (g++): the async and coroutine tests under AddressSanitizer, as
+#   gcc-asan (g++): the async and coroutine tests under ASan + UBSan, as
 #                   Debian's compiler builds them (GCC 12 miscompiles some
 #                   co_await forms that clang builds right).
 set -euo pipefail

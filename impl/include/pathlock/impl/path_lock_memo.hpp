@@ -185,7 +185,7 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     FastAsk ask = memoized_ask(i);
     if (((worded >> i) & 1U) != 0) {
       ask.via = FastVia::kWord;
-    } else if (((counted >> i) & 1U) != 0) {
+    } else if (((std::uint32_t{counted} >> i) & 1U) != 0) {
       ask.via = FastVia::kCount;
     } else {
       ask.slot = slots[i];
@@ -215,7 +215,8 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
       // one is safe.)
       const typename PlanMemoEntry::Step& refused = memo.entry->step[start.held];
       const std::uint64_t word = refused.record->word.load(std::memory_order_relaxed);
-      const bool other_set = ((memo.entry->word_steps >> start.held) & 1U) != 0 && Gates::admitted(word) != 0 &&
+      const bool other_set = ((std::uint32_t{memo.entry->word_steps} >> start.held) & 1U) != 0 &&
+                             Gates::admitted(word) != 0 &&
                              Gates::admitted(word) != Gates::admitted(refused.expect);
       if (Gates::generation(word) != Gates::generation(refused.expect) || other_set) memo.entry->lock_uid = 0;
       impl::StepBuffer& steps = scratch.get();

@@ -195,7 +195,7 @@ class Scheme {
   const std::string& mode_name(ModeId m) const { return mode(m).name; }
 
   bool compatible(ModeId a, ModeId b) const noexcept {
-    return (compatible_mask_[a.index] >> b.index) & 1U;
+    return (std::uint32_t{compatible_mask_[a.index]} >> b.index) & 1U;
   }
   // The modes that conflict with `a`, as a mask (bit b: !compatible(a, b)).
   std::uint32_t conflict_mask(ModeId a) const noexcept {
