@@ -6,8 +6,8 @@
 #   tsan (clang):   the concurrency tests (label "concurrency") and the etcd
 #                   lock's (label "etcd") under ThreadSanitizer;
 #   gcc-asan (g++): the async and coroutine tests under ASan + UBSan, as
-#                   Debian's compiler builds them (GCC 12 miscompiles some
-#                   co_await forms that clang builds right).
+#                   Debian's compiler builds them (GCC 12.2 miscompiles a
+#                   co_await form that clang 14 builds right).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

@@ -445,13 +445,15 @@ class BasicPathLock {
   // takes anything, free or not, as for a blocking acquire. REQUIRES: the request outlives the co_await expression; a
   // coroutine suspended there is not destroyed (request stop, and let it
   // resume with kCancelled).
-  // GCC 12 (Debian 12's compiler) destroys each member of an
-  // aggregate-initialized co_await operand twice: `co_await
-  // Wrapper{lock.acquire_async(r, token)}` releases the awaitable's stop
-  // state twice and corrupts the heap. Name such a wrapper first
-  // (`Wrapper w{...}; co_await w;`) or give it a constructor; the test
-  // CoroutineOperand (tests/impl/coroutine_operand_test.cpp) tells whether
-  // a compiler does this.
+  // GCC 12.2 (Debian 12's compiler; clang 14 does not) destroys the member
+  // of an aggregate-initialized co_await operand twice: `co_await
+  // Wrapper{lock.acquire_async(r, token)}` destroys the awaitable twice
+  // (undefined behaviour; with a stop token, a heap-use-after-free). Await
+  // such a wrapper as a named variable (`Wrapper w{...}; co_await w;`), or
+  // give it a constructor that calls acquire_async in its member
+  // initializer. The test CoroutineOperand
+  // (tests/impl/coroutine_operand_test.cpp) tells whether a compiler does
+  // this.
   [[nodiscard]] AcquireAwaitable acquire_async(const model::Request& request, StopToken stop = {});
 
   // The design notes' operations, blocking. They build the request (which

@@ -173,7 +173,7 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   std::size_t n = 0;
   for (; n < steps; ++n) {
     FastAsk ask = memoized_ask(n);
-    const bool takes_word = ((worded >> n) & 1U) != 0;
+    const bool takes_word = ((std::uint32_t{worded} >> n) & 1U) != 0;
     if (!publish_ask(ask, guard.id_, cursor, takes_word ? FastVia::kWord : FastVia::kSlot)) break;
     if (!takes_word) {
       slots[n] = ask.slot;  // nullptr if counted
@@ -183,7 +183,7 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   // (i < n: each step asked, and its slot is written above.)
   const auto asked = [&](std::size_t i) __attribute__((always_inline)) {
     FastAsk ask = memoized_ask(i);
-    if (((worded >> i) & 1U) != 0) {
+    if (((std::uint32_t{worded} >> i) & 1U) != 0) {
       ask.via = FastVia::kWord;
     } else if (((std::uint32_t{counted} >> i) & 1U) != 0) {
       ask.via = FastVia::kCount;
