@@ -12,7 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <coroutine>
-#include <exception>
+
+#include "support/detached_coroutine.hpp"
 
 namespace {
 
@@ -78,25 +79,17 @@ struct AggregateAwaitable {
   int await_resume() noexcept { return 1; }
 };
 
-struct Eager {
-  struct promise_type {
-    Eager get_return_object() noexcept { return {}; }
-    std::suspend_never initial_suspend() noexcept { return {}; }
-    std::suspend_never final_suspend() noexcept { return {}; }
-    void return_void() noexcept {}
-    void unhandled_exception() noexcept { std::terminate(); }
-  };
-};
+using pathlock::testing_support::Detached;
 
-Eager await_a_call(Suspends s, int& sum) { sum += co_await make_awaitable(s); }
-Eager await_a_named_wrapper(Suspends s, int& sum) {
+Detached await_a_call(Suspends s, int& sum) { sum += co_await make_awaitable(s); }
+Detached await_a_named_wrapper(Suspends s, int& sum) {
   AggregateWrapper wrapper{make_awaitable(s)};
   sum += co_await wrapper;
 }
-Eager await_a_constructed_wrapper(Suspends s, int& sum) { sum += co_await ConstructedWrapper(s); }
-Eager await_a_braced_constructed_wrapper(Suspends s, int& sum) { sum += co_await ConstructedWrapper{s}; }
-Eager await_an_aggregate_wrapper(Suspends s, int& sum) { sum += co_await AggregateWrapper{make_awaitable(s)}; }
-Eager await_an_aggregate_awaitable(Suspends s, int& sum) { sum += co_await AggregateAwaitable{{}, s}; }
+Detached await_a_constructed_wrapper(Suspends s, int& sum) { sum += co_await ConstructedWrapper(s); }
+Detached await_a_braced_constructed_wrapper(Suspends s, int& sum) { sum += co_await ConstructedWrapper{s}; }
+Detached await_an_aggregate_wrapper(Suspends s, int& sum) { sum += co_await AggregateWrapper{make_awaitable(s)}; }
+Detached await_an_aggregate_awaitable(Suspends s, int& sum) { sum += co_await AggregateAwaitable{{}, s}; }
 
 template <typename Coroutine>
 Lifetimes run(Coroutine coroutine, Suspends suspends) {

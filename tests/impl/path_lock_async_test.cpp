@@ -28,6 +28,7 @@
 #include "pathlock/model/conflict.hpp"
 #include "pathlock/model/request.hpp"
 #include "pathlock/path_lock.hpp"
+#include "support/detached_coroutine.hpp"
 #include "support/path_lock_support.hpp"
 #include "support/watchdog.hpp"
 
@@ -288,16 +289,7 @@ TEST(PathLockAsyncReentry, AHandlerThatAcquiresAgainInlineDoesNotNest) {
 std::thread::id this_thread_id() { return std::this_thread::get_id(); }
 std::thread::id (*volatile running_thread)() = this_thread_id;
 
-// A minimal fire-and-forget coroutine for the tests.
-struct Detached {
-  struct promise_type {
-    Detached get_return_object() noexcept { return {}; }
-    std::suspend_never initial_suspend() noexcept { return {}; }
-    std::suspend_never final_suspend() noexcept { return {}; }
-    void return_void() noexcept {}
-    void unhandled_exception() noexcept { std::terminate(); }
-  };
-};
+using testing_support::Detached;
 
 Detached hold_until_told(PathLock& lock, model::Request request, std::stop_token stop, Outcome& out,
                          std::atomic<bool>& release_now) {

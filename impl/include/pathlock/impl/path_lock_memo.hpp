@@ -158,7 +158,7 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     return FastAsk{nullptr, s.record, s.expect, s.mask, s.mode, key};
   };
   // Bit i: step i takes its gate's word (its mode conflicts with itself).
-  const std::uint16_t worded = entry.word_steps;
+  const std::uint16_t worded = entry.word_steps;  // (shifted as is: widened first, GCC 12's loop grows)
   Atomic<std::uintptr_t>* slots[PlanMemoEntry::kSteps];  // step i's slot, if it set one
   std::uint16_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
   SlotCursor cursor;
@@ -173,7 +173,7 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   std::size_t n = 0;
   for (; n < steps; ++n) {
     FastAsk ask = memoized_ask(n);
-    const bool takes_word = ((std::uint32_t{worded} >> n) & 1U) != 0;
+    const bool takes_word = ((worded >> n) & 1U) != 0;
     if (!publish_ask(ask, guard.id_, cursor, takes_word ? FastVia::kWord : FastVia::kSlot)) break;
     if (!takes_word) {
       slots[n] = ask.slot;  // nullptr if counted
@@ -183,7 +183,7 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   // (i < n: each step asked, and its slot is written above.)
   const auto asked = [&](std::size_t i) __attribute__((always_inline)) {
     FastAsk ask = memoized_ask(i);
-    if (((std::uint32_t{worded} >> i) & 1U) != 0) {
+    if (((worded >> i) & 1U) != 0) {
       ask.via = FastVia::kWord;
     } else if (((std::uint32_t{counted} >> i) & 1U) != 0) {
       ask.via = FastVia::kCount;
