@@ -615,7 +615,7 @@ class BasicPathLock {
   SlowRest take_rest_slowly(const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline,
                             StopToken& stop, const FastStart& start, AcquireStatus blocked_status, Guard& guard);
   // The memo's plan, each step's slot set (or word taken) from the gate
-  // and the word it remembers, then settle_fast.
+  // and the word it remembers, then settled as settle_fast settles.
   std::size_t take_memoized_plan(const PlanMemoEntry& entry, std::string_view path, Guard& guard) noexcept;
   // `cursor`: where the prefix set its slots (its block is memoized).
   void memoize_plan(const MemoLookup& lookup, std::span<const FastAsk> granted, const SlotCursor& cursor) noexcept;
@@ -653,13 +653,12 @@ class BasicPathLock {
   // REQUIRES: the caller holds a gate's word taken, and q's thread queues
   // behind it at that gate. Hands it the word, still taken.
   void hand_word_to(GateQueuer& q) noexcept;
-  // The end of ask_fast, for a gate known by (record, expected word): sets
-  // the slot, or counts the reader, if the word admits the ask now (a step
-  // that takes the word does neither: its word is as it expects).
-  // `way`: kWord if the step's mode conflicts with itself (it takes the
-  // word), else kSlot (it reads, by slot or count as the gate says).
-  [[gnu::always_inline]] inline bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor,
-                                                 FastVia way) noexcept;
+  // The end of ask_fast for a reader (a step in a mode its gate admits),
+  // for a gate known by (record, expected word): sets the slot, or counts
+  // the reader, as the gate's readers hold it, if the word admits the ask
+  // now. (A step that takes the word asks in ask_fast; a memo hit asks in
+  // take_memoized_plan, the same way.)
+  [[gnu::always_inline]] inline bool publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept;
   // The gate of `key` through the lock-wide index, if the record there
   // holds `key` in the generation read and its gate admits `mode` (not yet
   // a hold: ask_fast publishes a slot, settle_fast re-reads the word).
@@ -682,8 +681,9 @@ class BasicPathLock {
   // a set, untaken, no slow holder, nobody queued); on a shared set, then
   // no slot (or counted reader) of a conflicting mode, or it gives the word
   // back and withdraws. It also switches how the gate's readers hold it
-  // (switch_readers). Inlined (take_memoized_plan says why); the shared
-  // set's part, keep_shared_word, is out of line.
+  // (switch_readers). Inlined: an ask passed through memory is stored,
+  // and read back with a store-forwarding stall; the shared set's part,
+  // keep_shared_word, is out of line.
   // release_exclusive: gives it back, draining the gate if it closed
   // meanwhile.
   [[gnu::always_inline]] inline bool take_exclusive(const FastAsk& ask, impl::TaskId task) noexcept;
@@ -699,23 +699,17 @@ class BasicPathLock {
   // calm_takes_to_count() takes in a row found no slot, and back to slots
   // after a counted reader found another in.
   void switch_readers(GateRecord* g, std::uint32_t slots) noexcept;
-  // A counted reader asks (publish_ask): false, having taken its count
-  // back, if its mode's count is at the limit. leave_reader: a reader
-  // (via kSlot or kCount) leaves or withdraws, its slot cleared or its
-  // count taken back; the caller drains the gate if it closed meanwhile.
+  // A counted reader asks (publish_ask, take_memoized_plan): false, having
+  // taken its count back, if its mode's count is at the limit.
+  // leave_reader: a reader (via kSlot or kCount) leaves or withdraws, its
+  // slot cleared or its count taken back; the caller drains the gate if it
+  // closed meanwhile.
   bool count_reader(GateRecord* g, impl::ModeId mode) noexcept;
   static void leave_reader(FastVia via, Atomic<std::uintptr_t>* slot, GateRecord* g, impl::ModeId mode) noexcept;
-  // Fences, then grants the longest prefix of the n asks whose gates still
+  // Fences, then grants the longest prefix of the asks whose gates still
   // admit them and withdraws the rest; returns how many were granted.
-  // The template reads ask i as ask_at(i) (a FastAsk, or a reference to
-  // one): take_memoized_plan builds each in registers.
+  // take_memoized_plan follows the same protocol in its own two loops.
   std::size_t settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept;
-  // `room`: where the guard's next n holds go, if they fit its inline room
-  // (written there, its count raised once: a hold's mode is a byte, which
-  // may alias the count, re-read at each push); nullptr: pushed.
-  template <typename AskAt>
-  [[gnu::always_inline]] inline std::size_t settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard,
-                                                        typename Guard::Held* room) noexcept;
   // A fast step granted (its slot set, or its gate's word taken): told,
   // recorded in the guard (at `at`, a place of its inline room whose count
   // the caller raises, or pushed if nullptr, within the room the caller

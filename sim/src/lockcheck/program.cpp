@@ -363,6 +363,27 @@ std::vector<LockProgram> builtin_programs() {
                  call(write(memo_hash_twins().second), WaitStyle::kBlocking, hold)}},
                {{call(write(memo_hash_twins().second), WaitStyle::kBlocking, hold),
                  call(write(p("/w")), WaitStyle::kTimed)}}}),
+      // Thread 0's third read of /a comes from its memo (the first opens
+      // /a's gate, the second is fast and memoized). Its look at the word
+      // may come before thread 1's write takes it (finding no slot), and its
+      // slot after: it must see the word taken when it re-reads it after
+      // its fence, and withdraw. Thread 1's timed write of /b, which thread
+      // 0 holds, lets thread 0 go on while the write of /a is held.
+      program("plan-memo-meets-a-writer", "a read from the memo must see a write that took its gate after it looked",
+              {{{call(read(p("/b")), WaitStyle::kBlocking, hold), call(read(p("/a"))), call(read(p("/a"))),
+                 call(read(p("/a")))}},
+               {{call(write(p("/a")), WaitStyle::kBlocking, hold), call(write(p("/b")), WaitStyle::kTimed)}}}),
+      // As counted-readers-switch, for a read from the memo: it looks at
+      // how /a's readers hold it (slots), a write takes the word, finds no
+      // slot and moves them to counts; the read must see the switch when it
+      // re-reads the word, or it holds by a slot that the third thread's
+      // take no longer reads (two preemptions).
+      program("plan-memo-counted-switch", "a read from the memo that looked at a read gate's readers just before a "
+              "write moved them to counts must withdraw",
+              {{{call(read(p("/a"))), call(read(p("/a"))), call(read(p("/a")), WaitStyle::kBlocking, hold),
+                 call(read(p("/b")))}},
+               {{call(write(p("/a")))}},
+               {{call(write(p("/a")))}}}),
       // Reads open /a's gate for reads (a shared set); a write of /a takes
       // its word, then looks for a reader's slot: a reader that set its
       // slot first must be seen (the write gives the word back), one that

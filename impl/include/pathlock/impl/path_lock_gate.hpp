@@ -596,7 +596,7 @@ template <typename P>
 bool BasicPathLock<P>::ask_fast(std::string_view key, std::uint64_t hash, impl::ModeId mode, impl::TaskId task,
                                 FastAsk& ask, SlotCursor& cursor) noexcept {
   if (!look_up_gate(key, hash, mode, ask)) return false;
-  if (!gates_->exclusive(1U << mode.index)) return publish_ask(ask, task, cursor, FastVia::kSlot);
+  if (!gates_->exclusive(1U << mode.index)) return publish_ask(ask, task, cursor);
   // A take: of the word as it is now, if a take may replace it (this look
   // is publish_ask's for a take; settle_fast takes the word).
   const std::uint64_t word = ask.record->word.load(std::memory_order_relaxed);
@@ -629,15 +629,9 @@ bool BasicPathLock<P>::look_up_gate(std::string_view key, std::uint64_t hash, im
 }
 
 template <typename P>
-inline bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor, FastVia way) noexcept {
+inline bool BasicPathLock<P>::publish_ask(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept {
   // A look first, so a closed (or taken) gate costs no store.
   if (!admits(ask, ask.record->word.load(std::memory_order_relaxed))) return false;
-  if (way == FastVia::kWord) {
-    // settle_fast takes the word: of an exclusive gate, or of a shared one
-    // with no slow holder.
-    ask.via = FastVia::kWord;
-    return true;
-  }
   if (Gates::readers_counted(ask.record)) {
     if (!count_reader(ask.record, ask.mode)) return false;
     ask.via = FastVia::kCount;
@@ -994,14 +988,17 @@ inline void BasicPathLock<P>::hold_fast(Guard& guard, typename Guard::Held* at, 
 }
 
 template <typename P>
-template <typename AskAt>
-std::size_t BasicPathLock<P>::settle_fast(std::size_t n, AskAt&& ask_at, Guard& guard,
-                                         typename Guard::Held* room) noexcept {
+std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept {
+  const std::size_t n = asked.size();
   if (n == 0) return 0;
+  // Where the holds go if they fit the guard's inline room (written there,
+  // its count raised once: a hold's mode is a byte, which may alias the
+  // count, re-read at each push); nullptr: pushed.
+  typename Guard::Held* const room = guard.inline_room(n);
   std::atomic_thread_fence(std::memory_order_seq_cst);  // every slot set above, before any word is read
   std::size_t granted = 0;
   while (granted < n) {
-    decltype(auto) a = ask_at(granted);
+    const FastAsk& a = asked[granted];
     // A reader holds if the word still admits it, and its gate's readers
     // still hold its way: the gate may have switched between the look at
     // the way and the word (under a take, whose release is read here).
@@ -1018,7 +1015,7 @@ std::size_t BasicPathLock<P>::settle_fast(std::size_t n, AskAt&& ask_at, Guard& 
   // out of order otherwise), are withdrawn: the caller takes them slowly.
   // (An exclusive step holds nothing until its compare-exchange succeeds.)
   for (std::size_t i = granted; i < n; ++i) {
-    decltype(auto) a = ask_at(i);
+    const FastAsk& a = asked[i];
     if (a.via == FastVia::kWord) continue;
     impl::observe<P>(impl::LockEvent::kWithdrawn, a.key, guard.id_, a.mode);
     leave_reader(a.via, a.slot, a.record, a.mode);
@@ -1026,18 +1023,12 @@ std::size_t BasicPathLock<P>::settle_fast(std::size_t n, AskAt&& ask_at, Guard& 
   if (granted < n) {
     drain_closed_gates([&](auto&& drain) {
       for (std::size_t i = granted; i < n; ++i) {
-        decltype(auto) a = ask_at(i);
+        const FastAsk& a = asked[i];
         if (a.via != FastVia::kWord) drain(a.record);
       }
     });
   }
   return granted;
-}
-
-template <typename P>
-std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard& guard) noexcept {
-  return settle_fast(asked.size(), [asked](std::size_t i) -> const FastAsk& { return asked[i]; }, guard,
-                     guard.inline_room(asked.size()));
 }
 
 template <typename P>

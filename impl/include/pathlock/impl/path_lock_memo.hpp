@@ -144,23 +144,22 @@ void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const Fa
 template <typename P>
 std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std::string_view path,
                                                  Guard& guard) noexcept {
-  // No array of asks: each is built where it is used, from the entry and
-  // how its step asked (kept below), and stays in registers. The fence
-  // after the slots waits for every store before it to drain, and an
-  // array of asks cost several stores a step, read back whole with a
-  // store-forwarding stall. (The lambdas, and every call an ask is passed
-  // to, are inlined: an ask returned or passed through memory is stored.)
-  // Each step's way (the word, or a reader's) is the entry's, not looked
-  // up again.
-  const auto memoized_ask = [&](std::size_t i) __attribute__((always_inline)) {
-    const typename PlanMemoEntry::Step& s = entry.step[i];
-    const std::string_view key = impl::kObserved<P> ? std::string_view(path.data(), s.length) : std::string_view();
-    return FastAsk{nullptr, s.record, s.expect, s.mask, s.mode, key};
+  // settle_fast's protocol, step for step, in one loop that asks and one
+  // that settles, each as lean as the entry lets it be: every step's gate,
+  // word and mask come from the entry, and its hold is written into the
+  // guard's room as it is asked (the guard counts only the prefix granted,
+  // once, at the end): fewer instructions than building each step's ask
+  // twice for settle_fast (to publish it, then to settle it).
+  using Held = typename Guard::Held;
+  using Step = typename PlanMemoEntry::Step;
+  static_assert(PlanMemoEntry::kSteps <= Guard::kInline, "a memoized plan's holds fit a guard's inline room");
+  assert(guard.count_ == 0);  // a hit starts its acquire
+  Held* const held = guard.inline_.at;
+  const auto key_of = [path](const Step& s) __attribute__((always_inline)) {
+    return impl::kObserved<P> ? std::string_view(path.data(), s.length) : std::string_view();
   };
   // Bit i: step i takes its gate's word (its mode conflicts with itself).
   const std::uint16_t worded = entry.word_steps;  // (shifted as is: widened first, GCC 12's loop grows)
-  Atomic<std::uintptr_t>* slots[PlanMemoEntry::kSteps];  // step i's slot, if it set one
-  std::uint16_t counted = 0;                             // bit i: step i counted itself (FastVia::kCount)
   SlotCursor cursor;
   if (entry.block != nullptr && P::thread_slot() == entry.block_thread) cursor.slots = entry.block;
   // A step that takes its gate's word (an exclusive one) finds it, under
@@ -171,30 +170,66 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   }
   const std::size_t steps = entry.steps;
   std::size_t n = 0;
-  for (; n < steps; ++n) {
-    FastAsk ask = memoized_ask(n);
-    const bool takes_word = ((worded >> n) & 1U) != 0;
-    if (!publish_ask(ask, guard.id_, cursor, takes_word ? FastVia::kWord : FastVia::kSlot)) break;
-    if (!takes_word) {
-      slots[n] = ask.slot;  // nullptr if counted
-      if (ask.via == FastVia::kCount) counted = static_cast<std::uint16_t>(counted | 1U << n);
+  for (; n < steps; ++n) {  // ask (publish_ask)
+    const Step& s = entry.step[n];
+    GateRecord* const g = s.record;
+    // A look first, so a closed (or taken) gate costs no store.
+    if ((g->word.load(std::memory_order_relaxed) & s.mask) != s.expect) break;
+    Held& h = held[n];
+    h.gate = g;
+    h.mode = s.mode;
+    h.successor = 0;
+    if (((worded >> n) & 1U) != 0) {
+      h.slot = nullptr;
+      h.via = FastVia::kWord;  // taken below
+      continue;
     }
-  }
-  // (i < n: each step asked, and its slot is written above.)
-  const auto asked = [&](std::size_t i) __attribute__((always_inline)) {
-    FastAsk ask = memoized_ask(i);
-    if (((worded >> i) & 1U) != 0) {
-      ask.via = FastVia::kWord;
-    } else if (((std::uint32_t{counted} >> i) & 1U) != 0) {
-      ask.via = FastVia::kCount;
+    if (Gates::readers_counted(g)) {
+      if (!count_reader(g, s.mode)) break;
+      h.slot = nullptr;
+      h.via = FastVia::kCount;
     } else {
-      ask.slot = slots[i];
+      h.slot = gates_->publish(g, s.mode, cursor);
+      if (h.slot == nullptr) break;
+      h.via = FastVia::kSlot;
     }
-    return ask;
-  };
-  static_assert(PlanMemoEntry::kSteps <= Guard::kInline, "a memoized plan's holds fit a guard's inline room");
-  assert(guard.count_ == 0);  // a hit starts its acquire
-  return settle_fast(n, asked, guard, guard.inline_.at);
+    impl::observe<P>(impl::LockEvent::kAsked, key_of(s), guard.id_, s.mode);  // the grant's moment, if still open
+  }
+  if (n == 0) return 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // every slot set above, before any word is read
+  std::size_t granted = 0;
+  for (; granted < n; ++granted) {  // settle (settle_fast)
+    const Step& s = entry.step[granted];
+    const Held& h = held[granted];
+    GateRecord* const g = s.record;
+    // A reader holds if the word still admits it, and its gate's readers
+    // still hold its way (settle_fast says why).
+    const bool holds = h.via == FastVia::kWord
+                           ? take_exclusive(FastAsk{nullptr, g, s.expect, s.mask, s.mode, key_of(s)}, guard.id_)
+                           : (g->word.load(std::memory_order_seq_cst) & s.mask) == s.expect &&
+                                 Gates::readers_counted(g) == (h.via == FastVia::kCount);
+    if (!holds) break;
+    impl::observe<P>(impl::LockEvent::kGranted, key_of(s), guard.id_, s.mode);
+    // Written once per eviction pass, not per grant: a look first.
+    if (!g->used_fast.load(std::memory_order_relaxed)) g->used_fast.store(true, std::memory_order_relaxed);
+  }
+  guard.count_ = granted;
+  if (granted < n) [[unlikely]] {
+    // The first gate that closed meanwhile, and every step after it, are
+    // withdrawn (an exclusive step holds nothing until its take succeeds).
+    for (std::size_t i = granted; i < n; ++i) {
+      const Held& h = held[i];
+      if (h.via == FastVia::kWord) continue;
+      impl::observe<P>(impl::LockEvent::kWithdrawn, key_of(entry.step[i]), guard.id_, h.mode);
+      leave_reader(h.via, h.slot, h.gate, h.mode);
+    }
+    drain_closed_gates([&](auto&& drain) {
+      for (std::size_t i = granted; i < n; ++i) {
+        if (held[i].via != FastVia::kWord) drain(held[i].gate);
+      }
+    });
+  }
+  return granted;
 }
 
 template <typename P>
