@@ -1,8 +1,8 @@
 #pragma once
 // The scaling benchmark's summary, computed from one run's figures: a table
 // per workload (million acquisitions per second at each thread count, the
-// scaling ratio, the ratio to the best per-path peer) and the targets,
-// judged on the recommended scheme.
+// scaling ratio, the ratio to the best per-path peer), the recommended
+// scheme's ratio to each baseline, and the targets, judged on it.
 
 #include <algorithm>
 #include <array>
@@ -174,6 +174,26 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     for (const auto* scheme : impl::builtin_schemes()) {
       row("PathLock/" + scheme->name(), "PathLock " + scheme->name(), true);
     }
+  }
+
+  // The ratio to each baseline, not only to the best peer: a reader who
+  // runs one of them today sees what PathLock does against it.
+  line("");
+  line("PathLock " + impl::path_rwa_joined_scheme().name() + " over each baseline, both at " + std::to_string(top) +
+       " threads (above 1x, PathLock acquires faster; - where either has no figure in this run):");
+  line("");
+  std::string header = "| baseline |";
+  std::string rule = "|---|";
+  for (Workload w : kAllWorkloads) {
+    header += " " + std::string(to_string(w)) + " |";
+    rule += "---:|";
+  }
+  line(header);
+  line(rule);
+  for (const auto& b : kBaselineNames) {
+    std::string s = "| " + std::string(b.label) + " |";
+    for (Workload w : kAllWorkloads) s += " " + ratio(rate(recommended, w, top), rate(std::string(b.key), w, top)) + " |";
+    line(s);
   }
 
   line("");

@@ -221,6 +221,33 @@ FigureTable hot_read_against_peers(double mine_spread, double striped_spread, Ab
   return figures;
 }
 
+TEST(ScalingSummary, TheRecommendedSchemeIsComparedWithEachBaselineAtTheTopThreadCount) {
+  FigureTable figures = hot_read_against_peers(0, 0, Abseil::kRan);
+  figures[key(kRecommended, Workload::kDisjoint, 2)] = run_of(30e6, 2, 0);
+  figures[key("Baseline/striped-64", Workload::kDisjoint, 2)] = run_of(12e6, 2, 0);
+  // A one-thread figure is no top-thread-count figure: it is not compared.
+  figures[key("Baseline/std-mutex", Workload::kDisjoint, 1)] = run_of(60e6, 1, 0);
+  const std::string s = summary_of(figures);
+  EXPECT_EQ(line_of(s, "PathLock path-rwa-joined over each baseline"),
+            "PathLock path-rwa-joined over each baseline, both at 2 threads (above 1x, PathLock acquires faster; - "
+            "where either has no figure in this run):");
+  // The per-workload tables name the baselines too: their rows come first.
+  const std::size_t at = s.find("over each baseline");
+  ASSERT_NE(at, std::string::npos);
+  const std::string table = s.substr(at);
+  EXPECT_EQ(line_of(table, "| baseline |"), "| baseline | disjoint | hot-folder | hot-read | mixed | conflicting |");
+  // 40 / 100, and no disjoint figure at 2 threads.
+  EXPECT_EQ(line_of(table, "| std::mutex (one lock for every request) |"),
+            "| std::mutex (one lock for every request) | - | - | 0.40x | - | - |");
+  // 30 / 12 and 40 / 8.
+  EXPECT_EQ(line_of(table, "| 64-stripe table of std::shared_mutex |"),
+            "| 64-stripe table of std::shared_mutex | 2.50x | - | 5.00x | - | - |");
+  EXPECT_EQ(line_of(table, "| abseil: 64 shards of flat_hash_map of absl::Mutex |"),
+            "| abseil: 64 shards of flat_hash_map of absl::Mutex | - | - | 5.71x | - | - |");
+  EXPECT_EQ(line_of(table, "| FIFO MCS queue lock (one lock; each waiter spins on its own line) |"),
+            "| FIFO MCS queue lock (one lock; each waiter spins on its own line) | - | - | - | - | - |");
+}
+
 TEST(ScalingSummary, PeersAreJudgedAgainstTheBestPerPathTableOnly) {
   // 40 / 8 = 5x (one lock for everything is no peer, however fast), spread
   // sqrt(1% + 4%) of squares: 2.2%, band 5 x (1 +- 4.5%).
