@@ -165,11 +165,19 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     if (!summary_path_.empty()) {
       std::ofstream out(summary_path_);
       out << text;
-      if (!out) std::fprintf(stderr, "error: cannot write the summary to %s\n", summary_path_.c_str());
+      out.close();
+      if (!out) {
+        std::fprintf(stderr, "error: cannot write the summary to %s\n", summary_path_.c_str());
+        summary_written_ = SummaryWritten::kFailed;
+      }
     }
   }
   // Whether a run stopped with an error: its program exits non-zero.
   bool any_stopped() const { return !stopped_.empty(); }
+  // Whether --summary=FILE could not be written at the end (a disk filled,
+  // a folder removed during the run): its program exits non-zero.
+  enum class SummaryWritten : std::uint8_t { kWrittenOrNotAsked, kFailed };
+  SummaryWritten summary_written() const { return summary_written_; }
 
  private:
   struct Stopped {
@@ -193,6 +201,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   }
 
   std::string summary_path_;
+  SummaryWritten summary_written_ = SummaryWritten::kWrittenOrNotAsked;
   Summarize summarize_;
   RunsShown on_console_;
   int cpus_ = 0;
@@ -202,19 +211,38 @@ class SummaryReporter : public benchmark::ConsoleReporter {
 };
 
 // Takes --summary=FILE out of argv (the rest is Google Benchmark's).
-inline std::string take_summary_flag(int& argc, char** argv) {
-  std::string path;
+struct SummaryFlag {
+  std::string path;   // empty: not given
+  std::string error;  // not empty: the flag is unusable, and why
+};
+inline SummaryFlag take_summary_flag(int& argc, char** argv) {
+  SummaryFlag flag;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg.starts_with("--summary=")) {
-      path = arg.substr(std::string_view("--summary=").size());
+      flag.path = arg.substr(std::string_view("--summary=").size());
+      flag.error = flag.path.empty() ? "--summary= takes a file name, got none" : "";
     } else {
       argv[kept++] = argv[i];
     }
   }
   argc = kept;
-  return path;
+  return flag;
+}
+
+// Why `path` cannot take the summary (empty if it can), found before the
+// benchmarks run, not after minutes of them: the file is opened to append
+// (an existing one is left as it is) and removed again if this made it.
+inline std::string summary_path_problem(const std::string& path) {
+  const bool existed = access(path.c_str(), F_OK) == 0;
+  std::ofstream probe(path, std::ios::app);
+  if (!probe) {
+    return "cannot write the summary to " + path + " (its folder is missing or not writable, or it is not a file)";
+  }
+  probe.close();
+  if (!existed) std::remove(path.c_str());
+  return {};
 }
 
 // The console's options as Google Benchmark reads them for its own reporter
@@ -244,11 +272,22 @@ inline benchmark::ConsoleReporter::OutputOptions console_options(int argc, char*
 // timing (glibc skips atomic instructions until a process has created one,
 // which makes single-threaded lock figures look about 3x too good), takes
 // --summary=FILE and the flags that hide runs (shown_runs.hpp), registers
-// the cases and runs them under SummaryReporter. Exits 1 on a bad flag, 2
-// if a run stopped with an error (the summary is written all the same).
+// the cases and runs them under SummaryReporter. Exits 1 on a bad flag (a
+// --summary=FILE that cannot be written is one, found before any run), 2
+// if a run stopped with an error (the summary is written all the same) or
+// the summary could not be written at the end.
 inline int run_with_summary(int argc, char** argv, void (*register_all)(), SummaryReporter::Summarize summarize) {
   std::thread([] {}).join();
-  const std::string summary_path = take_summary_flag(argc, argv);
+  const SummaryFlag summary_flag = take_summary_flag(argc, argv);
+  const std::string summary_error =
+      !summary_flag.error.empty() ? summary_flag.error
+      : summary_flag.path.empty() ? std::string()
+                                  : summary_path_problem(summary_flag.path);
+  if (!summary_error.empty()) {
+    std::fprintf(stderr, "error: %s\n", summary_error.c_str());
+    return 1;
+  }
+  const std::string& summary_path = summary_flag.path;
   const ShownRunsFlags shown = take_shown_runs_flags(argc, argv);
   if (!shown.error.empty()) {
     std::fprintf(stderr, "error: %s\n", shown.error.c_str());
@@ -269,6 +308,7 @@ inline int run_with_summary(int argc, char** argv, void (*register_all)(), Summa
     std::fprintf(stderr, "error: a run stopped with an error: its figures are left out (the summary lists it)\n");
     return 2;
   }
+  if (reporter.summary_written() == SummaryReporter::SummaryWritten::kFailed) return 2;
   return 0;
 }
 

@@ -9,8 +9,10 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -128,26 +130,32 @@ TEST(ShownRuns, RepetitionsShowWhereNoAggregatesFollow) {
   EXPECT_EQ(runs_to_show(one_completed, RunsShown::kAggregatesOnly).size(), 3U);
 }
 
-ShownRunsFlags flags_of(std::vector<std::string> args, int* left = nullptr) {
-  args.insert(args.begin(), "p");
+// A program's arguments after "p", as main() gets them.
+struct Args {
+  explicit Args(std::vector<std::string> a) : text(std::move(a)) {
+    text.insert(text.begin(), "p");
+    for (auto& t : text) argv.push_back(t.data());
+    argc = static_cast<int>(argv.size());
+  }
+  std::vector<std::string> text;
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  int argc = static_cast<int>(argv.size());
-  const ShownRunsFlags f = take_shown_runs_flags(argc, argv.data());
-  if (left != nullptr) *left = argc - 1;
+  int argc = 0;
+};
+
+ShownRunsFlags flags_of(std::vector<std::string> args, int* left = nullptr) {
+  Args a(std::move(args));
+  const ShownRunsFlags f = take_shown_runs_flags(a.argc, a.argv.data());
+  if (left != nullptr) *left = a.argc - 1;
   return f;
 }
 
 TEST(ShownRuns, FlagsAreTakenOutOfArgvAndReadAsGoogleBenchmarkReadsThem) {
-  std::vector<std::string> args{"p", "--benchmark_report_aggregates_only", "--benchmark_filter=x",
-                                "--benchmark_out=f.json", "--benchmark_display_aggregates_only=false"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  int argc = static_cast<int>(argv.size());
-  const ShownRunsFlags f = take_shown_runs_flags(argc, argv.data());
-  ASSERT_EQ(argc, 3);
-  EXPECT_EQ(std::string(argv[1]), "--benchmark_filter=x");
-  EXPECT_EQ(std::string(argv[2]), "--benchmark_out=f.json");
+  Args args({"--benchmark_report_aggregates_only", "--benchmark_filter=x", "--benchmark_out=f.json",
+             "--benchmark_display_aggregates_only=false"});
+  const ShownRunsFlags f = take_shown_runs_flags(args.argc, args.argv.data());
+  ASSERT_EQ(args.argc, 3);
+  EXPECT_EQ(std::string(args.argv[1]), "--benchmark_filter=x");
+  EXPECT_EQ(std::string(args.argv[2]), "--benchmark_out=f.json");
   EXPECT_EQ(f.in_file, RunsShown::kAggregatesOnly);
   EXPECT_EQ(f.on_console, RunsShown::kAggregatesOnly) << "either flag asks it for the console";
   EXPECT_TRUE(f.writes_file);
@@ -166,6 +174,43 @@ TEST(ShownRuns, FlagsAreTakenOutOfArgvAndReadAsGoogleBenchmarkReadsThem) {
   EXPECT_EQ(g.in_file, RunsShown::kEvery);
   EXPECT_EQ(make_file_reporter(g), nullptr) << "no file asked for";
   EXPECT_TRUE(flags_of({"--benchmark_out_format=xml", "--benchmark_out_format=csv"}).error.empty());
+}
+
+TEST(SummaryFlag, IsTakenOutOfArgvAndANameIsRequired) {
+  Args args({"--benchmark_filter=x", "--summary=out.md"});
+  const SummaryFlag f = take_summary_flag(args.argc, args.argv.data());
+  ASSERT_EQ(args.argc, 2);
+  EXPECT_EQ(std::string(args.argv[1]), "--benchmark_filter=x");
+  EXPECT_EQ(f.path, "out.md");
+  EXPECT_TRUE(f.error.empty());
+
+  Args bare({"--summary="});
+  EXPECT_EQ(take_summary_flag(bare.argc, bare.argv.data()).error, "--summary= takes a file name, got none")
+      << "not taken as no summary asked for";
+}
+
+// Found before the benchmarks run, so a typo does not cost a run's minutes;
+// the probe leaves no file behind and an existing one as it was.
+TEST(SummaryFlag, APathThatCannotTakeTheSummaryIsNamedBeforeAnyRun) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "pathlock_summary_flag_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string missing_folder = (dir / "no-such-folder" / "s.md").string();
+  EXPECT_EQ(summary_path_problem(missing_folder),
+            "cannot write the summary to " + missing_folder +
+                " (its folder is missing or not writable, or it is not a file)");
+  EXPECT_FALSE(summary_path_problem(dir.string()).empty()) << "a folder is no file";
+
+  const std::filesystem::path fresh = dir / "fresh.md";
+  EXPECT_EQ(summary_path_problem(fresh.string()), "");
+  EXPECT_FALSE(std::filesystem::exists(fresh)) << "the probe removes the file it made";
+
+  const std::filesystem::path kept = dir / "kept.md";
+  std::ofstream(kept) << "last run's summary";
+  EXPECT_EQ(summary_path_problem(kept.string()), "");
+  std::ifstream in(kept);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "last run's summary");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ShownRuns, BooleanValuesReadAsGoogleBenchmarkReadsThem) {
