@@ -247,7 +247,8 @@ void register_all() {
       ->Iterations(1);
 }
 
-// Takes --seed=N out of argv; exits 2 on a malformed one.
+// Takes --seed=N out of argv; exits 1 on a malformed one, as on any bad
+// flag (run_with_summary).
 void take_seed_flag(int& argc, char** argv) {
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
@@ -261,7 +262,7 @@ void take_seed_flag(int& argc, char** argv) {
     if (ec != std::errc() || end != value.data() + value.size() || value.empty()) {
       std::fprintf(stderr, "error: --seed takes an unsigned 64-bit integer, got '%.*s'\n",
                    static_cast<int>(value.size()), value.data());
-      std::exit(2);
+      std::exit(1);
     }
   }
   argc = kept;
