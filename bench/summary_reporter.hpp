@@ -11,11 +11,13 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -26,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "shown_runs.hpp"
@@ -162,12 +165,14 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::Finalize();
     const std::string text = summarize_(figures_, cpus_) + stopped_text();
     std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);  // before any error below, so that it comes after the summary, not inside it
     if (!summary_path_.empty()) {
       std::ofstream out(summary_path_);
       out << text;
       out.close();
       if (!out) {
-        std::fprintf(stderr, "error: cannot write the summary to %s\n", summary_path_.c_str());
+        std::fprintf(stderr, "error: cannot write the summary to %s: %s\n", summary_path_.c_str(),
+                     std::strerror(errno));
         summary_written_ = SummaryWritten::kFailed;
       }
     }
@@ -232,17 +237,25 @@ inline SummaryFlag take_summary_flag(int& argc, char** argv) {
 }
 
 // Why `path` cannot take the summary (empty if it can), found before the
-// benchmarks run, not after minutes of them: the file is opened to append
-// (an existing one is left as it is) and removed again if this made it.
+// benchmarks run, not after minutes of them. A file this makes is removed
+// again; one that is there (or a link to one) is opened to append, so it is
+// left as it is. O_EXCL makes the "this made it" sure: it follows no link,
+// and fails if another process made the file first.
 inline std::string summary_path_problem(const std::string& path) {
-  const bool existed = access(path.c_str(), F_OK) == 0;
-  std::ofstream probe(path, std::ios::app);
-  if (!probe) {
-    return "cannot write the summary to " + path + " (its folder is missing or not writable, or it is not a file)";
+  const int made = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (made >= 0) {
+    close(made);
+    unlink(path.c_str());
+    return {};
   }
-  probe.close();
-  if (!existed) std::remove(path.c_str());
-  return {};
+  if (errno == EEXIST) {
+    const int there = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (there >= 0) {
+      close(there);
+      return {};
+    }
+  }
+  return "cannot write the summary to " + path + ": " + std::strerror(errno);
 }
 
 // The console's options as Google Benchmark reads them for its own reporter

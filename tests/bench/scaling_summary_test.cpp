@@ -246,6 +246,11 @@ TEST(ScalingSummary, TheRecommendedSchemeIsComparedWithEachBaselineAtTheTopThrea
             "| abseil: 64 shards of flat_hash_map of absl::Mutex | - | - | 5.71x | - | - |");
   EXPECT_EQ(line_of(table, "| FIFO MCS queue lock (one lock; each waiter spins on its own line) |"),
             "| FIFO MCS queue lock (one lock; each waiter spins on its own line) | - | - | - | - | - |");
+  // A std::mutex per thread is the machine's yardstick, not a lock to run
+  // instead: no row, even with figures.
+  figures[key("Baseline/own-mutex", Workload::kHotRead, 2)] = run_of(300e6, 2, 0);
+  const std::string with_yardstick = summary_of(figures);
+  EXPECT_EQ(line_of(with_yardstick.substr(with_yardstick.find("over each baseline")), "| a std::mutex per thread"), "");
 }
 
 TEST(ScalingSummary, PeersAreJudgedAgainstTheBestPerPathTableOnly) {

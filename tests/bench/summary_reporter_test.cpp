@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include "summary_reporter.hpp"
 
 namespace pathlock::bench {
@@ -137,6 +139,8 @@ struct Args {
     for (auto& t : text) argv.push_back(t.data());
     argc = static_cast<int>(argv.size());
   }
+  Args(const Args&) = delete;  // argv points into text
+  Args& operator=(const Args&) = delete;
   std::vector<std::string> text;
   std::vector<char*> argv;
   int argc = 0;
@@ -192,14 +196,14 @@ TEST(SummaryFlag, IsTakenOutOfArgvAndANameIsRequired) {
 // Found before the benchmarks run, so a typo does not cost a run's minutes;
 // the probe leaves no file behind and an existing one as it was.
 TEST(SummaryFlag, APathThatCannotTakeTheSummaryIsNamedBeforeAnyRun) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "pathlock_summary_flag_test";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("pathlock_summary_flag_test." + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string missing_folder = (dir / "no-such-folder" / "s.md").string();
   EXPECT_EQ(summary_path_problem(missing_folder),
-            "cannot write the summary to " + missing_folder +
-                " (its folder is missing or not writable, or it is not a file)");
-  EXPECT_FALSE(summary_path_problem(dir.string()).empty()) << "a folder is no file";
+            "cannot write the summary to " + missing_folder + ": No such file or directory");
+  EXPECT_EQ(summary_path_problem(dir.string()), "cannot write the summary to " + dir.string() + ": Is a directory");
 
   const std::filesystem::path fresh = dir / "fresh.md";
   EXPECT_EQ(summary_path_problem(fresh.string()), "");
@@ -210,6 +214,12 @@ TEST(SummaryFlag, APathThatCannotTakeTheSummaryIsNamedBeforeAnyRun) {
   EXPECT_EQ(summary_path_problem(kept.string()), "");
   std::ifstream in(kept);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "last run's summary");
+
+  // A link to a file not yet written: the link is the user's, and stays.
+  const std::filesystem::path link = dir / "link.md";
+  std::filesystem::create_symlink(dir / "target.md", link);
+  EXPECT_EQ(summary_path_problem(link.string()), "");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
   std::filesystem::remove_all(dir);
 }
 
