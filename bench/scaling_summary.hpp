@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "pathlock/impl/plan.hpp"
 #include "pathlock/impl/scheme.hpp"
 #include "pathlock/path_lock.hpp"
 #include "scaling_workloads.hpp"
@@ -326,6 +327,15 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
          fixed(mutex->ns, 1) + " ns; target <= 4x): " +
          to_string(judge(write->ns / mutex->ns, Bound::kAtMost, 4, spread,
                          std::min(write->repetitions, mutex->repetitions))));
+    // What the ratio asks of each lock the request takes: a std::mutex
+    // lock+unlock is one lock, the depth-4 write's plan is several.
+    const impl::Plan plan =
+        impl::plan_for(impl::path_rwa_joined_scheme(), operations_for(Workload::kDisjoint, 0, seed).front().request);
+    const double locks = static_cast<double>(plan.size());
+    line("  - its plan takes " + std::to_string(plan.size()) + " locks (" +
+         impl::to_string(impl::path_rwa_joined_scheme(), plan) + "): " + fixed(write->ns / locks, 1) +
+         " ns a lock, each " + fixed(write->ns / locks / mutex->ns, 2) + "x a std::mutex lock+unlock; the target " +
+         "leaves " + fixed(4 * mutex->ns / locks, 1) + " ns a lock");
     const double allocs = write->counter("allocs");
     line("- allocations per uncontended acquire: " + fixed(allocs, 4) + " (target 0): " + verdict(allocs == 0));
   }

@@ -322,9 +322,15 @@ TEST(ScalingSummary, UncontendedCostIsADepthFourWriteOverAStdMutex) {
   FigureTable figures;
   figures[key(kRecommended, Workload::kDisjoint, 1)] = run_of(20e6, 1, 0);  // 50 ns
   figures[key("Baseline/std-mutex", Workload::kDisjoint, 1)] = run_of(100e6, 1, 0);  // 10 ns
-  EXPECT_EQ(line_of(summary_of(figures), "- uncontended depth-4 write"),
+  const std::string s = summary_of(figures);
+  EXPECT_EQ(line_of(s, "- uncontended depth-4 write"),
             "- uncontended depth-4 write acquire+release: 50.0 ns, 5.00x a std::mutex lock+unlock (10.0 ns; "
             "target <= 4x): NOT met");
+  // The disjoint workload's write of /t0/folder/sub/object: the root, three
+  // folders and the object; 50 / 5 = 10 ns a lock, 1x the mutex; 4 x 10 / 5 = 8.
+  EXPECT_EQ(line_after(s, "- uncontended depth-4 write"),
+            "  - its plan takes 5 locks (WA(/) WA(/t0) WA(/t0/folder) WA(/t0/folder/sub) W(/t0/folder/sub/object)): "
+            "10.0 ns a lock, each 1.00x a std::mutex lock+unlock; the target leaves 8.0 ns a lock");
 }
 
 // What the reporter keeps of a benchmark's aggregates, whichever order they
