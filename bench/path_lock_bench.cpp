@@ -39,6 +39,7 @@
 #include <thread>
 
 #include "pathlock/path_lock.hpp"
+#include "apart.hpp"
 #include "counting_allocator.hpp"
 #include "summary_reporter.hpp"
 
@@ -74,10 +75,15 @@ Request read_req(const std::string& key) { return Request({Path::from_key(key)},
 
 // --- baselines ----------------------------------------------------------------
 
-// std::mutex and std::shared_mutex, locked exclusively.
+// std::mutex and std::shared_mutex, locked exclusively, kApart from any
+// other static (apart.hpp).
 template <typename Mutex>
 void BM_Baseline(benchmark::State& state) {
-  static Mutex mu;
+  struct alignas(pathlock::bench::kApart) Padded {
+    Mutex mu;
+  };
+  static Padded padded;
+  Mutex& mu = padded.mu;
   for (auto _ : state) {
     mu.lock();
     benchmark::ClobberMemory();
@@ -112,7 +118,7 @@ class NaivePathTable {
     std::lock_guard<std::mutex> hold(mu_);
     return &table_[key];
   }
-  std::mutex mu_;
+  alignas(pathlock::bench::kApart) std::mutex mu_;
   std::map<std::string, std::shared_mutex> table_;
 };
 
