@@ -26,7 +26,9 @@ namespace pathlock::bench {
 // the whole band (the figure +- twice its relative spread) is on one side of
 // the target; a band across it is no result either way, and neither is a
 // figure of fewer than kMinRepetitions repetitions (no spread to judge by).
-enum class Verdict : std::uint8_t { kMet, kNotMet, kWithinSpread, kTooFewRepetitions };
+// kMachineMoved: the run's multi-thread figures come from two placements of
+// its CPUs (WireProbes), so no ratio of them decides anything.
+enum class Verdict : std::uint8_t { kMet, kNotMet, kWithinSpread, kTooFewRepetitions, kMachineMoved };
 enum class Bound : std::uint8_t { kAtLeast, kAtMost };
 inline constexpr int kMinRepetitions = 5;
 inline Verdict judge(double value, Bound bound, double target, double spread, int repetitions = kMinRepetitions) {
@@ -44,6 +46,7 @@ inline std::string to_string(Verdict v) {
     case Verdict::kMet: return "met";
     case Verdict::kNotMet: return "NOT met";
     case Verdict::kWithinSpread: return "undecided (the target is within this run's spread)";
+    case Verdict::kMachineMoved: return "undecided (the machine moved during this run)";
     case Verdict::kTooFewRepetitions:
       return "undecided (fewer than " + std::to_string(kMinRepetitions) + " repetitions: no spread to judge by)";
   }
@@ -84,8 +87,19 @@ inline constexpr std::string_view kOwnMutex = kBaselineNames[7].key;
 // The benchmark that times a cache line's trip between two threads.
 inline constexpr const char* kCoreToCore = "Hardware/core-to-core";
 
+// The same probe before the first benchmark and after the last (0: not
+// taken). A virtual machine's host may move its vCPUs mid-run (on the 2-vCPU
+// VM the trip went from 32 to 165 ns and back within minutes, a conflicting
+// workload's rate with it); a run whose probes differ by more than
+// kMachineMovedRatio judges nothing on its multi-thread figures.
+struct WireProbes {
+  double at_start_ns = 0;
+  double at_end_ns = 0;
+};
+inline constexpr double kMachineMovedRatio = 2.0;
+
 inline std::string scaling_summary(const FigureTable& figures, int cpus, const std::vector<int>& threads,
-                                   std::uint64_t seed) {
+                                   std::uint64_t seed, const WireProbes& probes = {}) {
   const auto figure = [&](const std::string& key, Workload w, int t) -> const Figures* {
     auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
     return it == figures.end() ? nullptr : &it->second;
@@ -143,14 +157,38 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   line("Million acquisitions per second, summed over threads. scaling = " + std::to_string(top) +
        " threads / 1 thread; vs peer = PathLock / the best per-path peer at " + std::to_string(top) + " threads.");
   const auto wire = figures.find(std::string(kCoreToCore) + "/iterations:1");
-  const double transfer_ns = wire == figures.end() ? 0 : wire->second.counter("transfer_ns", 0);
-  if (transfer_ns > 0) {
+  const double during_ns = wire == figures.end() ? 0 : wire->second.counter("transfer_ns", 0);
+  std::vector<std::pair<double, std::string>> trips;  // the probes taken, in run order
+  if (probes.at_start_ns > 0) trips.emplace_back(probes.at_start_ns, "when this run began");
+  if (during_ns > 0) trips.emplace_back(during_ns, "during it");
+  if (probes.at_end_ns > 0) trips.emplace_back(probes.at_end_ns, "when it ended");
+  double fastest = 0;
+  double slowest = 0;
+  if (!trips.empty()) {
+    std::string when;
+    for (std::size_t i = 0; i < trips.size(); ++i) {
+      when += (i == 0 ? "" : i + 1 == trips.size() ? " and " : ", ") + fixed(trips[i].first, 1) + " ns " +
+              trips[i].second;
+    }
+    if (trips.size() == 1) when = fixed(trips[0].first, 1) + " ns during this run";
+    fastest = std::min_element(trips.begin(), trips.end())->first;
+    slowest = std::max_element(trips.begin(), trips.end())->first;
     line("");
-    line("A cache line took " + fixed(transfer_ns, 1) +
-         " ns from one thread's core to another's when this run ended (half a ping-pong round trip, median of "
-         "5): every handoff between threads costs at least that. On a virtual machine it moves with the host's "
-         "placement of the vCPUs, and the two-thread figures with it.");
+    line("A cache line took " + when +
+         " from one CPU's core to another's (half a ping-pong round trip between the same two CPUs, median of 5 "
+         "rounds): every handoff between threads costs at least that. On a virtual machine it moves with the "
+         "host's placement of the vCPUs, and the multi-thread figures with it.");
   }
+  const bool machine_moved = fastest > 0 && slowest / fastest > kMachineMovedRatio;
+  if (machine_moved) {
+    line("");
+    line("**The machine moved during this run**: a cache line's trip went from " + fixed(fastest, 1) + " to " +
+         fixed(slowest, 1) + " ns (" + fixed(slowest / fastest, 1) + "x; more than " +
+         fixed(kMachineMovedRatio, 0) + "x is a move), so its multi-thread figures come from different "
+         "placements of its CPUs: no target is judged on them. Run it again.");
+  }
+  // A multi-thread target's verdict: none where the machine moved.
+  const auto judged_here = [machine_moved](Verdict v) { return machine_moved ? Verdict::kMachineMoved : v; };
   for (Workload w : kAllWorkloads) {
     line("");
     line("**" + std::string(to_string(w)) + "**: " + std::string(describe(w)) + ".");
@@ -247,8 +285,8 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
       line("- no collapse, " + std::string(to_string(w)) + ": " + std::to_string(judged) + " threads keep " +
            fixed(100 * at / one, 0) + "%" + spread_text(spread) + " of 1 thread (target >= " +
            fixed(100 * floor, 0) + "%): " +
-           to_string(judge(at / one, Bound::kAtLeast, floor, spread,
-                           repetitions({{recommended, judged}, {recommended, 1}}, w))));
+           to_string(judged_here(judge(at / one, Bound::kAtLeast, floor, spread,
+                                       repetitions({{recommended, judged}, {recommended, 1}}, w)))));
       const Handoff h = fifo_handoff(w, judged);
       if (judged > 1 && h.rate > 0) {
         const double reachable = h.rate / one;
@@ -266,8 +304,8 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
       line("- scaling, " + std::string(to_string(w)) + ": " + fixed(at / one, 2) + "x" + spread_text(spread) +
            " at " + std::to_string(judged) + " threads (target >= " + fixed(target, 1) + "x): " +
            (judged == 1 ? verdict(true)
-                        : to_string(judge(at / one, Bound::kAtLeast, target, spread,
-                                          repetitions({{recommended, judged}, {recommended, 1}}, w)))));
+                        : to_string(judged_here(judge(at / one, Bound::kAtLeast, target, spread,
+                                                      repetitions({{recommended, judged}, {recommended, 1}}, w))))));
       // A machine whose cores slow down when all are busy (a shared clock
       // budget, a host's other tenants) holds every lock below T x.
       const double own_one = rate(std::string(kOwnMutex), w, 1);
@@ -295,8 +333,8 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
     line("- ahead of the peers, " + std::string(to_string(w)) + ": " + fixed(mine / peer.rate, 2) + "x" +
          spread_text(spread) + " " + peer.label + " at " + std::to_string(top) +
          " threads (target >= 4x): " +
-         to_string(judge(mine / peer.rate, Bound::kAtLeast, 4, spread,
-                         repetitions({{recommended, top}, {peer.key, top}}, w))));
+         to_string(judged_here(judge(mine / peer.rate, Bound::kAtLeast, 4, spread,
+                                     repetitions({{recommended, top}, {peer.key, top}}, w)))));
     // (The peers are not FIFO: a releaser may take its lock straight back.)
     const Handoff h = fifo_handoff(w, top);
     if (contention_of(w) == Contention::kAllConflict && top > 1 && h.rate > 0) {

@@ -99,6 +99,48 @@ TEST(ScalingSummary, ScalingIsTheRatioOfTheRecommendedSchemesMedians) {
   EXPECT_EQ(line_of(s, "- scaling, hot-read:"), "") << "no figures, no verdict";
 }
 
+// The cache line's trip between two CPUs, probed before the first benchmark,
+// during the run and after the last: a run that straddles a move of the
+// machine (a host that placed the vCPUs elsewhere) judges nothing on its
+// multi-thread figures; its one-thread ones still decide.
+TEST(ScalingSummary, ARunDuringWhichTheMachineMovedJudgesNoMultiThreadTarget) {
+  FigureTable figures;
+  set_rates(figures, kRecommended, Workload::kDisjoint, 10e6, 17e6);
+  figures[key("Baseline/std-mutex", Workload::kDisjoint, 1)] = run_of(100e6, 1, 0);
+  Figures during;
+  during.counters["transfer_ns"] = 32;
+  figures[std::string(kCoreToCore) + "/iterations:1"] = during;
+
+  const std::string steady = scaling_summary(figures, 2, {1, 2}, 7, WireProbes{31.5, 33});
+  EXPECT_EQ(line_of(steady, "A cache line took"),
+            "A cache line took 31.5 ns when this run began, 32.0 ns during it and 33.0 ns when it ended from one "
+            "CPU's core to another's (half a ping-pong round trip between the same two CPUs, median of 5 rounds): "
+            "every handoff between threads costs at least that. On a virtual machine it moves with the host's "
+            "placement of the vCPUs, and the multi-thread figures with it.");
+  EXPECT_EQ(line_of(steady, "**The machine moved"), "");
+  EXPECT_EQ(line_of(steady, "- scaling, disjoint:"), "- scaling, disjoint: 1.70x at 2 threads (target >= 1.6x): met");
+
+  const std::string moved = scaling_summary(figures, 2, {1, 2}, 7, WireProbes{32, 165});
+  EXPECT_EQ(line_of(moved, "**The machine moved"),
+            "**The machine moved during this run**: a cache line's trip went from 32.0 to 165.0 ns (5.2x; more "
+            "than 2x is a move), so its multi-thread figures come from different placements of its CPUs: no target "
+            "is judged on them. Run it again.");
+  EXPECT_EQ(line_of(moved, "- scaling, disjoint:"),
+            "- scaling, disjoint: 1.70x at 2 threads (target >= 1.6x): undecided (the machine moved during this "
+            "run)");
+  EXPECT_EQ(line_of(moved, "- uncontended depth-4 write"),
+            "- uncontended depth-4 write acquire+release: 100.0 ns, 10.00x a std::mutex lock+unlock (10.0 ns; "
+            "target <= 4x): NOT met")
+      << "one thread against one thread: no move between them";
+
+  // A run without the start and end probes (an older summary's figures).
+  EXPECT_EQ(line_of(summary_of(figures), "A cache line took 32.0 ns during this run from"),
+            "A cache line took 32.0 ns during this run from one CPU's core to another's (half a ping-pong round trip "
+            "between the same two CPUs, median of 5 rounds): every handoff between threads costs at least that. On "
+            "a virtual machine it moves with the host's placement of the vCPUs, and the multi-thread figures with "
+            "it.");
+}
+
 TEST(ScalingSummary, ATargetWithinTheRunsSpreadIsUndecided) {
   FigureTable figures;
   // Spreads of 3% and 4%: the ratio's is 5%, its band 1.70 x (1 +- 10%).
