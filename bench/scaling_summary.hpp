@@ -165,12 +165,11 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   double fastest = 0;
   double slowest = 0;
   if (!trips.empty()) {
-    std::string when;
-    for (std::size_t i = 0; i < trips.size(); ++i) {
+    std::string when = trips.size() == 1 ? fixed(trips[0].first, 1) + " ns during this run" : "";
+    for (std::size_t i = 0; trips.size() > 1 && i < trips.size(); ++i) {
       when += (i == 0 ? "" : i + 1 == trips.size() ? " and " : ", ") + fixed(trips[i].first, 1) + " ns " +
               trips[i].second;
     }
-    if (trips.size() == 1) when = fixed(trips[0].first, 1) + " ns during this run";
     fastest = std::min_element(trips.begin(), trips.end())->first;
     slowest = std::max_element(trips.begin(), trips.end())->first;
     line("");

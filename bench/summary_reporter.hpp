@@ -292,10 +292,8 @@ inline benchmark::ConsoleReporter::OutputOptions console_options(int argc, char*
 inline int run_with_summary(int argc, char** argv, void (*register_all)(), SummaryReporter::Summarize summarize) {
   std::thread([] {}).join();
   const SummaryFlag summary_flag = take_summary_flag(argc, argv);
-  const std::string summary_error =
-      !summary_flag.error.empty() ? summary_flag.error
-      : summary_flag.path.empty() ? std::string()
-                                  : summary_path_problem(summary_flag.path);
+  std::string summary_error = summary_flag.error;
+  if (summary_error.empty() && !summary_flag.path.empty()) summary_error = summary_path_problem(summary_flag.path);
   if (!summary_error.empty()) {
     std::fprintf(stderr, "error: %s\n", summary_error.c_str());
     return 1;
