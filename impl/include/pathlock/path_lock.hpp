@@ -269,7 +269,9 @@
 // The next acquire of the same request (found by the request's shape and path
 // text, compared whole) sets each step's slot straight from the memo, with no
 // planning, no hashing of the prefixes and no gate cache look-ups; then the
-// one fence, and each word re-read, as for any fast prefix. A memo is a cache
+// one fence, and each word re-read, as for any fast prefix (where a locked
+// read-modify-write is a fence, impl::kLockedRmwIsFence as on x86, a write's
+// take of its word, done first, is that fence). A memo is a cache
 // of what the gate cache and index would find, trusted no further: a (record,
 // generation) names one path's gate until the record starts a new generation,
 // and a gate that refuses (closed, taken, or of another generation) ends the
@@ -308,8 +310,10 @@
 // its plan has at most impl::StepBuffer::kInline steps). A request taken
 // from the plan memo costs one fence to acquire and one to release, plus a
 // compare-exchange and an exchange-add for a written leaf's exclusive gate;
-// see the README for measured times against std::mutex, std::shared_mutex
-// and a map of shared_mutexes.
+// on x86 these two are its fences (a depth-4 write issues two locked
+// instructions in all, as a std::mutex lock+unlock does). See the README for
+// measured times against std::mutex, std::shared_mutex and a map of
+// shared_mutexes.
 //
 // ERRORS. Requests are model::Request, validated when built (a malformed key
 // or path, or an empty request, throws model::InputError there). A deadline
@@ -514,6 +518,9 @@ class BasicPathLock {
   // in the gate record (a counted reader), or the word itself (a mode that
   // conflicts with itself).
   enum class FastVia : std::uint8_t { kSlot, kCount, kWord };
+  // A memoized plan's take of an exclusive step's word: not tried yet, or
+  // tried (take_memoized_plan).
+  enum class WordTake : std::uint8_t { kNotYet, kTaken, kRefused };
   // Whether a slow step first tries its entry's gate: not the step where
   // the fast prefix stopped (its gate was just found unknown, closed or full).
   enum class GateRetry : std::uint8_t { kTry, kSkip };
@@ -691,8 +698,11 @@ class BasicPathLock {
                         impl::TaskId task) noexcept;
   // `successor`: the thread (slot + 1) queued behind the holder when it
   // took the word from the gate's queue, to hand the word to; 0 = none.
-  [[gnu::always_inline]] inline void release_exclusive(GateRecord* gate, impl::ModeId mode,
-                                                       std::uint8_t successor = 0) noexcept;  // (every write's release)
+  // Returns how: given back (a seq_cst read-modify-write of the word) or
+  // handed on (a store).
+  enum class WordRelease : std::uint8_t { kGivenBack, kHanded };
+  [[gnu::always_inline]] inline WordRelease release_exclusive(GateRecord* gate, impl::ModeId mode,
+                                                              std::uint8_t successor = 0) noexcept;  // (every write's release)
   // REQUIRES: the caller holds g's word taken (a take of a shared set) and
   // no reader conflicts with it. `slots`: the modes in which slots name g
   // (if its readers set slots). Moves g's readers to counts after
@@ -720,9 +730,13 @@ class BasicPathLock {
                                                       std::uint8_t successor = 0) noexcept;
   // After clearing slots (or counts): fences once, then drains each gate
   // that for_each_gate(drain) passes to drain(record) (a cleared slot's or
-  // count's gate) if it is closed.
+  // count's gate) if it is closed. kByLockedRmw: the caller issued a seq_cst
+  // read-modify-write after the last clear, so the fence is
+  // impl::fence_after_locked_rmw (the compiler's alone on x86).
+  enum class ClearsOrdered : std::uint8_t { kNotYet, kByLockedRmw };
   template <typename ForEachGate>
-  [[gnu::always_inline]] inline void drain_closed_gates(ForEachGate&& for_each_gate) noexcept;
+  [[gnu::always_inline]] inline void drain_closed_gates(ForEachGate&& for_each_gate,
+                                                        ClearsOrdered ordered = ClearsOrdered::kNotYet) noexcept;
   // Whether a target's slow step (its gate open already) may take this
   // thread's gate cache entry: yes where the entry is free or already its
   // own, or where the target asks for it twice in a row (a hot leaf); a

@@ -250,6 +250,17 @@ std::vector<LockProgram> builtin_programs() {
       program("folder-gate-closes-on-fast-writers", "a reader of a folder closes its gate while writers below hold it fast",
               {{{call(write(p("/a/b"))), call(write(p("/a/b")))}}, {{call(read(p("/a")))}},
                {{call(write(p("/a/c"))), call(write(p("/a/c")))}}}),
+      // Thread 0's third write of /a/b comes from its memo. Where a locked
+      // read-modify-write is a fence (x86), it takes /a/b's word before it
+      // re-reads the folders' gates: thread 1's read of /a may close /a's
+      // gate between its slot and that re-read, and then the write must
+      // give the word back as it withdraws, or its slow retry waits behind
+      // its own hold.
+      program("plan-memo-write-meets-a-folder-closer",
+              "a write from the memo takes its path's word first, then finds its folder's gate closed: it must give "
+              "the word back as it withdraws",
+              {{{call(write(p("/a/b"))), call(write(p("/a/b"))), call(write(p("/a/b")))}},
+               {{call(read(p("/a")))}}}),
       program("fast-readers-and-a-writer", "readers of one path hold it fast (R admitted) until a writer closes its gate",
               {{{call(read(p("/a/b"))), call(read(p("/a/b")))}}, {{call(read(p("/a/b"))), call(read(p("/a/b")))}},
                {{call(write(p("/a/b")))}}}),

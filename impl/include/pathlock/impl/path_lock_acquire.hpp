@@ -323,28 +323,48 @@ template <typename P>
 void BasicPathLock<P>::Guard::release() noexcept {
   if (status_ == AcquireStatus::kGranted && lock_ != nullptr) {
     const HoldResumes hold;  // handlers granted here run once this guard is released
-    // Fast holds: their slots and counts cleared as we go, then one fence
-    // and each gate looked at (drained if closed meanwhile) at the end.
+    // Fast holds: their slots and counts cleared as we go, the words taken
+    // given back after them, then one fence and each cleared slot's gate
+    // looked at (drained if closed meanwhile) at the end. A word given back
+    // is a seq_cst read-modify-write after the last clear: on x86, the fence.
+    // (The request's holds end together: the order they are let go in
+    // matters to nobody.)
     bool cleared = false;
+    std::size_t words = 0;
+    const Held* word = nullptr;  // the first word hold met (a one-path write's only one)
     for_each_held_backwards([&](const Held& h) __attribute__((always_inline)) {
-      if (h.gate != nullptr) {
-        impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
-        if (h.via == FastVia::kWord) {
-          lock_->release_exclusive(h.gate, h.mode, h.successor);
-        } else {
-          leave_reader(h.via, h.slot, h.gate, h.mode);
-          cleared = true;
-        }
-      } else {
+      if (h.gate == nullptr) {
         lock_->release_node(h.node, h.mode, id_);
+      } else if (h.via == FastVia::kWord) {
+        if (words++ == 0) word = &h;
+      } else {
+        impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
+        leave_reader(h.via, h.slot, h.gate, h.mode);
+        cleared = true;
       }
     });
-    if (cleared) {
-      lock_->drain_closed_gates([&](auto&& drain) __attribute__((always_inline)) {
-        for_each_held_backwards([&](const Held& h) __attribute__((always_inline)) {
-          if (h.gate != nullptr && h.via != FastVia::kWord) drain(h.gate);  // a slot's or count's gate
-        });
+    auto ordered = ClearsOrdered::kNotYet;
+    const auto give_back = [&](const Held& h) __attribute__((always_inline)) {
+      impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);
+      if (lock_->release_exclusive(h.gate, h.mode, h.successor) == WordRelease::kGivenBack) {
+        ordered = ClearsOrdered::kByLockedRmw;
+      }
+    };
+    if (words == 1) {
+      give_back(*word);
+    } else if (words > 1) {
+      for_each_held_backwards([&](const Held& h) __attribute__((always_inline)) {
+        if (h.gate != nullptr && h.via == FastVia::kWord) give_back(h);
       });
+    }
+    if (cleared) {
+      lock_->drain_closed_gates(
+          [&](auto&& drain) __attribute__((always_inline)) {
+            for_each_held_backwards([&](const Held& h) __attribute__((always_inline)) {
+              if (h.gate != nullptr && h.via != FastVia::kWord) drain(h.gate);  // a slot's or count's gate
+            });
+          },
+          ordered);
     }
     if (lock_->options_.unsafe_nesting != UnsafeNesting::kIgnore) lock_->forget_held(id_);
     // Cleared before the handlers held back above run: one may assign to

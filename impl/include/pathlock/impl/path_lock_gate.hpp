@@ -38,16 +38,16 @@
 //                 taken word); E's own queue queues nobody but behind it
 //
 // Dekker: a fast acquirer sets its slots (one per step it takes fast,
-// release stores into its own block), issues one seq_cst fence, reads each
-// G.word; a closer stores G.word closed (seq_cst), then reads every slot
-// (seq_cst). By C++20's fence rules (a seq_cst fence on one side, seq_cst
-// operations on the other) the store-buffering outcome is excluded: either
+// release stores into its own block), fences (seq_cst), reads each G.word;
+// a closer stores G.word closed (seq_cst), then reads every slot (seq_cst).
+// By C++20's fence rules the store-buffering outcome is excluded: either
 // the closer sees the slot (and makes it a pseudo hold), or the acquirer
 // sees the gate closed (and withdraws). A releaser clears its slots
-// (release), fences once, then reads each G.word: if closed, it drains
-// (releases each pseudo hold no slot needs any more). One fence per
-// acquire and one per release, not a locked instruction per step: on x86
-// that is most of what a fast step costs.
+// (release), fences, then reads each G.word: if closed, it drains. One
+// fence per acquire and one per release, not a locked instruction per
+// step; on x86 a write's take of its word (a locked compare-exchange) is
+// the acquire's fence, and giving it back (a locked xadd, after the clears)
+// the release's (platform.hpp: kLockedRmwIsFence, take_memoized_plan).
 //
 // An exclusive gate (a mode that conflicts with itself, such as W on a
 // path that is only written) admits one holder at a time, so a slot, which
@@ -814,15 +814,14 @@ template <typename P>
 }
 
 template <typename P>
-inline void BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode, std::uint8_t successor) noexcept {
-  // A thread queued behind us when we took the word from the gate's queue:
-  // the word is handed to it, still taken (in the one mode the gate
-  // queues), by one store into its queuer, the line it waits on; the
-  // gate's line is not touched, and a closer's pseudo hold stands for it
-  // as for us (the last one out drains).
+inline typename BasicPathLock<P>::WordRelease BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode,
+                                                                                 std::uint8_t successor) noexcept {
+  // A thread queued behind us when we took the word from the gate's queue: the word is handed to it, still
+  // taken (in the one mode the gate queues), by one store into its queuer, the line it waits on; the gate's
+  // line is not touched, and a closer's pseudo hold stands for it as for us (the last one out drains).
   if (successor != 0) [[unlikely]] {
     hand_word_to(gates_->queuers[successor - 1]);
-    return;
+    return WordRelease::kHanded;
   }
   // A closer that closed the gate meanwhile saw the mode taken and stands
   // for this hold with a pseudo hold: the last one out (us) drains it.
@@ -833,6 +832,7 @@ inline void BasicPathLock<P>::release_exclusive(GateRecord* g, impl::ModeId mode
       g->word.fetch_sub(std::uint64_t{1} << (Gates::kTakenShift + mode.index), std::memory_order_seq_cst);
   if (Gates::queue_tail(before) != 0) wake_gate_queue_head(g);
   if (Gates::admitted(before) == 0) drain_gate(g);
+  return WordRelease::kGivenBack;
 }
 
 // Out of line, as is queue_at_gate: the uncontended release and acquire
@@ -1033,8 +1033,13 @@ std::size_t BasicPathLock<P>::settle_fast(std::span<const FastAsk> asked, Guard&
 
 template <typename P>
 template <typename ForEachGate>
-void BasicPathLock<P>::drain_closed_gates(ForEachGate&& for_each_gate) noexcept {
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // the slots cleared, before any word is read
+void BasicPathLock<P>::drain_closed_gates(ForEachGate&& for_each_gate, ClearsOrdered ordered) noexcept {
+  // The slots cleared, before any word is read.
+  if (ordered == ClearsOrdered::kByLockedRmw) {
+    impl::fence_after_locked_rmw();
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
   // A closer may have counted a cleared slot: the last one out drains.
   for_each_gate([this](GateRecord* g) __attribute__((always_inline)) {
     if (Gates::admitted(g->word.load(std::memory_order_seq_cst)) == 0) drain_gate(g);

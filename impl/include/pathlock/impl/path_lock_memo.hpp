@@ -196,7 +196,26 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     impl::observe<P>(impl::LockEvent::kAsked, key_of(s), guard.id_, s.mode);  // the grant's moment, if still open
   }
   if (n == 0) return 0;
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // every slot set above, before any word is read
+  const auto take = [&](std::size_t i) __attribute__((always_inline)) {
+    const Step& s = entry.step[i];
+    return take_exclusive(FastAsk{nullptr, s.record, s.expect, s.mask, s.mode, key_of(s)}, guard.id_)
+               ? WordTake::kTaken
+               : WordTake::kRefused;
+  };
+  // Every slot set above, before any word is read. Where a locked
+  // read-modify-write is a fence (x86), the first take of a word is that
+  // fence: taken first, out of plan order (a fast step never waits, so the
+  // order its steps are taken in matters to nobody), it spares a write a
+  // fence.
+  const std::size_t first_taken = worded != 0 ? static_cast<std::size_t>(std::countr_zero(worded)) : n;
+  WordTake first_take = WordTake::kNotYet;
+  if (first_taken < n) {
+    impl::fence_before_locked_rmw();
+    first_take = take(first_taken);
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // no word's load rises above it
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
   std::size_t granted = 0;
   for (; granted < n; ++granted) {  // settle (settle_fast)
     const Step& s = entry.step[granted];
@@ -205,7 +224,7 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     // A reader holds if the word still admits it, and its gate's readers
     // still hold its way (settle_fast says why).
     const bool holds = h.via == FastVia::kWord
-                           ? take_exclusive(FastAsk{nullptr, g, s.expect, s.mask, s.mode, key_of(s)}, guard.id_)
+                           ? (granted == first_taken ? first_take : take(granted)) == WordTake::kTaken
                            : (g->word.load(std::memory_order_seq_cst) & s.mask) == s.expect &&
                                  Gates::readers_counted(g) == (h.via == FastVia::kCount);
     if (!holds) break;
@@ -216,10 +235,17 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   guard.count_ = granted;
   if (granted < n) [[unlikely]] {
     // The first gate that closed meanwhile, and every step after it, are
-    // withdrawn (an exclusive step holds nothing until its take succeeds).
+    // withdrawn (an exclusive step holds nothing until its take succeeds,
+    // but the one taken first may be past the gate that refused).
     for (std::size_t i = granted; i < n; ++i) {
       const Held& h = held[i];
-      if (h.via == FastVia::kWord) continue;
+      if (h.via == FastVia::kWord) {
+        if (i == first_taken && first_take == WordTake::kTaken) {
+          impl::observe<P>(impl::LockEvent::kWithdrawn, key_of(entry.step[i]), guard.id_, h.mode);
+          release_exclusive(h.gate, h.mode);
+        }
+        continue;
+      }
       impl::observe<P>(impl::LockEvent::kWithdrawn, key_of(entry.step[i]), guard.id_, h.mode);
       leave_reader(h.via, h.slot, h.gate, h.mode);
     }
