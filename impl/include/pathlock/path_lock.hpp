@@ -146,7 +146,8 @@
 // re-read in plan order; the first step whose gate no longer admits it is
 // withdrawn with every step after it (taken slowly, in order). A release
 // clears its slots, fences once, and drains each gate that closed
-// meanwhile. Only the first P::thread_slot() numbers (Gates::kBlocks,
+// meanwhile. (On x86 a write from the plan memo, below, lets a locked
+// instruction it issues anyway be each fence.) Only the first P::thread_slot() numbers (Gates::kBlocks,
 // 128) have a block; a thread numbered beyond takes the slow path. A thread
 // finds the gate through its own cache of (lock, path text) -> (gate
 // record, generation), filled when it takes the entry slowly (a folder at
@@ -310,8 +311,9 @@
 // its plan has at most impl::StepBuffer::kInline steps). A request taken
 // from the plan memo costs one fence to acquire and one to release, plus a
 // compare-exchange and an exchange-add for a written leaf's exclusive gate;
-// on x86 these two are its fences (a depth-4 write issues two locked
-// instructions in all, as a std::mutex lock+unlock does). See the README for
+// on x86 a write issues no fence (those two are its fences: two locked
+// instructions in all, as a std::mutex lock+unlock), a read still two. See
+// the README for
 // measured times against std::mutex, std::shared_mutex and a map of
 // shared_mutexes.
 //

@@ -343,6 +343,9 @@ void BasicPathLock<P>::Guard::release() noexcept {
         cleared = true;
       }
     });
+    // No clear sinks below a give-back (the compiler's barrier; the
+    // machine's is the give-back itself).
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     auto ordered = ClearsOrdered::kNotYet;
     const auto give_back = [&](const Held& h) __attribute__((always_inline)) {
       impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);

@@ -45,9 +45,9 @@
 // sees the gate closed (and withdraws). A releaser clears its slots
 // (release), fences, then reads each G.word: if closed, it drains. One
 // fence per acquire and one per release, not a locked instruction per
-// step; on x86 a write's take of its word (a locked compare-exchange) is
-// the acquire's fence, and giving it back (a locked xadd, after the clears)
-// the release's (platform.hpp: kLockedRmwIsFence, take_memoized_plan).
+// step; on x86 a memo write's take of its word (a locked compare-exchange)
+// is its acquire's fence, and giving it back (a locked xadd, after the
+// clears) its release's (kLockedRmwIsFence; a word handed on fences).
 //
 // An exclusive gate (a mode that conflicts with itself, such as W on a
 // path that is only written) admits one holder at a time, so a slot, which

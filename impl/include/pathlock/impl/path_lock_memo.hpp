@@ -144,8 +144,9 @@ void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const Fa
 template <typename P>
 std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std::string_view path,
                                                  Guard& guard) noexcept {
-  // settle_fast's protocol, step for step, in one loop that asks and one
-  // that settles, each as lean as the entry lets it be: every step's gate,
+  // settle_fast's protocol, step for step (but for where a write's first
+  // word is taken, below), in one loop that asks and one that settles, each
+  // as lean as the entry lets it be: every step's gate,
   // word and mask come from the entry, and its hold is written into the
   // guard's room as it is asked (the guard counts only the prefix granted,
   // once, at the end): fewer instructions than building each step's ask
@@ -203,11 +204,15 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
                : WordTake::kRefused;
   };
   // Every slot set above, before any word is read. Where a locked
-  // read-modify-write is a fence (x86), the first take of a word is that
-  // fence: taken first, out of plan order (a fast step never waits, so the
-  // order its steps are taken in matters to nobody), it spares a write a
-  // fence.
-  const std::size_t first_taken = worded != 0 ? static_cast<std::size_t>(std::countr_zero(worded)) : n;
+  // read-modify-write is a fence (x86), the take of the first word step (a
+  // written leaf's) is that fence: taken first, out of plan order (a fast
+  // step never waits, so the order its steps are taken in matters to
+  // nobody), it spares a write a fence. If a folder's gate closed since the
+  // ask loop looked, the word was taken for nothing and is given back below
+  // (meanwhile the leaf's readers and writers found it taken: a race of a
+  // few instructions' width). Elsewhere the steps are taken in plan order.
+  const std::size_t first_taken =
+      impl::kLockedRmwIsFence && worded != 0 ? static_cast<std::size_t>(std::countr_zero(worded)) : n;
   WordTake first_take = WordTake::kNotYet;
   if (first_taken < n) {
     impl::fence_before_locked_rmw();

@@ -189,7 +189,7 @@ inline void observe(LockEvent event, std::string_view lock, TaskId task, ModeId 
 // instructions are full barriers (Intel SDM vol. 3, 9.2.2: reads and writes
 // are not reordered with locked instructions). The C++ memory model does not
 // say so for accesses to other objects; the fast path relies on it only
-// through fence_after_locked_rmw, where Linux relies on it too
+// through fence_before_locked_rmw and fence_after_locked_rmw, as Linux does
 // (smp_mb__after_atomic() is a compiler barrier on x86).
 inline constexpr bool kLockedRmwIsFence =
 #if defined(__x86_64__) || defined(__i386__)
