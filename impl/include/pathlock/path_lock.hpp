@@ -147,10 +147,10 @@
 // withdrawn with every step after it (taken slowly, in order). A release
 // clears its slots, fences once, and drains each gate that closed
 // meanwhile. (On x86 a write from the plan memo, below, lets a locked
-// instruction it issues anyway be each fence.) Only the first P::thread_slot() numbers (Gates::kBlocks,
-// 128) have a block; a thread numbered beyond takes the slow path. A thread
-// finds the gate through its own cache of (lock, path text) -> (gate
-// record, generation), filled when it takes the entry slowly (a folder at
+// instruction it issues anyway be each fence.) Only the first
+// P::thread_slot() numbers (Gates::kBlocks, 128) have a block; a thread
+// numbered beyond takes the slow path. A thread finds the gate through its
+// own cache of (lock, path text) -> (gate record, generation), filled when it takes the entry slowly (a folder at
 // once; a target only when its gate was open already and the cache entry is
 // free or it asks for it twice in a row on that lock, so that leaves read
 // once among thousands never push the folders out), then through the
@@ -313,9 +313,8 @@
 // compare-exchange and an exchange-add for a written leaf's exclusive gate;
 // on x86 a write issues no fence (those two are its fences: two locked
 // instructions in all, as a std::mutex lock+unlock), a read still two. See
-// the README for
-// measured times against std::mutex, std::shared_mutex and a map of
-// shared_mutexes.
+// the README for measured times against std::mutex, std::shared_mutex and a
+// map of shared_mutexes.
 //
 // ERRORS. Requests are model::Request, validated when built (a malformed key
 // or path, or an empty request, throws model::InputError there). A deadline
@@ -701,10 +700,10 @@ class BasicPathLock {
   // `successor`: the thread (slot + 1) queued behind the holder when it
   // took the word from the gate's queue, to hand the word to; 0 = none.
   // Returns how: given back (a seq_cst read-modify-write of the word) or
-  // handed on (a store).
+  // handed on (a store). Every write's release.
   enum class WordRelease : std::uint8_t { kGivenBack, kHanded };
   [[gnu::always_inline]] inline WordRelease release_exclusive(GateRecord* gate, impl::ModeId mode,
-                                                              std::uint8_t successor = 0) noexcept;  // (every write's release)
+                                                              std::uint8_t successor = 0) noexcept;
   // REQUIRES: the caller holds g's word taken (a take of a shared set) and
   // no reader conflicts with it. `slots`: the modes in which slots name g
   // (if its readers set slots). Moves g's readers to counts after
@@ -734,7 +733,7 @@ class BasicPathLock {
   // that for_each_gate(drain) passes to drain(record) (a cleared slot's or
   // count's gate) if it is closed. kByLockedRmw: the caller issued a seq_cst
   // read-modify-write after the last clear, so the fence is
-  // impl::fence_after_locked_rmw (the compiler's alone on x86).
+  // impl::fence_beside_locked_rmw (the compiler's alone on x86).
   enum class ClearsOrdered : std::uint8_t { kNotYet, kByLockedRmw };
   template <typename ForEachGate>
   [[gnu::always_inline]] inline void drain_closed_gates(ForEachGate&& for_each_gate,

@@ -1036,7 +1036,7 @@ template <typename ForEachGate>
 void BasicPathLock<P>::drain_closed_gates(ForEachGate&& for_each_gate, ClearsOrdered ordered) noexcept {
   // The slots cleared, before any word is read.
   if (ordered == ClearsOrdered::kByLockedRmw) {
-    impl::fence_after_locked_rmw();
+    impl::fence_beside_locked_rmw();
   } else {
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }

@@ -215,7 +215,7 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
       impl::kLockedRmwIsFence && worded != 0 ? static_cast<std::size_t>(std::countr_zero(worded)) : n;
   WordTake first_take = WordTake::kNotYet;
   if (first_taken < n) {
-    impl::fence_before_locked_rmw();
+    impl::fence_beside_locked_rmw();
     first_take = take(first_taken);
     std::atomic_signal_fence(std::memory_order_seq_cst);  // no word's load rises above it
   } else {

@@ -189,8 +189,8 @@ inline void observe(LockEvent event, std::string_view lock, TaskId task, ModeId 
 // instructions are full barriers (Intel SDM vol. 3, 9.2.2: reads and writes
 // are not reordered with locked instructions). The C++ memory model does not
 // say so for accesses to other objects; the fast path relies on it only
-// through fence_before_locked_rmw and fence_after_locked_rmw, as Linux does
-// (smp_mb__after_atomic() is a compiler barrier on x86).
+// through fence_beside_locked_rmw, as Linux does (smp_mb__after_atomic() is
+// a compiler barrier on x86).
 inline constexpr bool kLockedRmwIsFence =
 #if defined(__x86_64__) || defined(__i386__)
     true;
@@ -198,25 +198,14 @@ inline constexpr bool kLockedRmwIsFence =
     false;
 #endif
 
-// A seq_cst fence for a caller that issues a seq_cst read-modify-write next,
-// before the accesses the fence must order after it: the compiler's alone
-// where that read-modify-write is the machine's fence (kLockedRmwIsFence), a
-// real one elsewhere. The caller keeps later accesses below the
-// read-modify-write with std::atomic_signal_fence.
-inline void fence_before_locked_rmw() noexcept {
-  if constexpr (kLockedRmwIsFence) {
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-  } else {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-  }
-}
-
-// A seq_cst fence for a caller that issued a seq_cst read-modify-write after
-// the accesses it must order, and none of them since: the compiler's alone
-// where that read-modify-write was the machine's fence already
-// (kLockedRmwIsFence), a real one elsewhere: on x86, a fast write's acquire
-// and release each issue one fence fewer.
-inline void fence_after_locked_rmw() noexcept {
+// A seq_cst fence for a caller that issues a seq_cst read-modify-write right
+// beside it (just before, or just after, with no access between that the
+// fence must order): the compiler's alone where that read-modify-write is the
+// machine's fence (kLockedRmwIsFence), a real one elsewhere. A caller that
+// fences before the read-modify-write keeps later accesses below it with
+// std::atomic_signal_fence. On x86 a fast write's acquire and release each
+// issue one fence fewer.
+inline void fence_beside_locked_rmw() noexcept {
   if constexpr (kLockedRmwIsFence) {
     std::atomic_signal_fence(std::memory_order_seq_cst);
   } else {
