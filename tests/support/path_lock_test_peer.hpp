@@ -198,7 +198,7 @@ struct PathLockTestPeer {
    public:
     template <typename Ready>
     void wait(Ready&& ready) {
-      L::wait_in_gate_queue(&record_, queuer_, ready);
+      L::wait_in_gate_queue(&record_, queuer_, L::QueuePlace::kLinked, ready);
     }
     void turn() { record_.queue_turns.store(record_.queue_turns.load() + 1); }
 

@@ -216,7 +216,10 @@
 // while the queue turns (each new holder bumps a count beside the word), as
 // a slow waiter spins while its entry grants, then sleeps on its own
 // condition variable (one per block, in the gates: 16 KiB a lock); the
-// thread that makes it ready wakes it if it sleeps. With one round of
+// thread that makes it ready wakes it if it sleeps (the first thread marks
+// its sleep beside the word, so a give-back fetches no other line unless
+// it must wake it).
+// With one round of
 // spinning, 8 and 16 threads writing one path fell into a convoy of
 // wake-ups (0.14-0.18 M/s on 16 cores, a fifth to an eighth of the slow
 // way's rate). A
@@ -277,7 +280,11 @@
 // generation) names one path's gate until the record starts a new generation,
 // and a gate that refuses (closed, taken, or of another generation) ends the
 // fast prefix there: the acquire plans the request and takes the rest slowly,
-// in plan order. If that gate is of a new generation (its entry was evicted),
+// in plan order (but for a write refused only at its last step, its path's
+// word, whose wait may queue at the gate: it queues at the gate the memo
+// knows, and plans only if it cannot, the gate closed or of a new
+// generation; a path written in turn by many threads is never planned). If
+// that gate is of a new generation (its entry was evicted),
 // or open with another set than the one a take expects, the memo's entry is
 // dropped, and the next wholly fast acquire memoizes the gates as they are
 // then; a gate closed or taken (contention, which passes) leaves it. A plan
@@ -608,12 +615,32 @@ class BasicPathLock {
   // the memo on a hit (planning only if a gate refuses); else planned and
   // taken by take_fast_prefix, and memoized if every step was granted. Sets
   // the guard kGranted first (a rollback releases what is held).
+  // A memo hit refused only at its last step, a take of its gate's word
+  // (a write of a path another thread holds): that step as the memo knows
+  // it, so that it may queue at the gate with no plan made. No initializers
+  // (it is set, and read, only where FastStart says: an uncontended acquire
+  // does not pay for it).
+  struct MemoWordStep {
+    GateRecord* record;
+    std::uint64_t generation;  // of the record, when memoized
+    std::uint64_t word;        // the record's word as the refusal found it
+    const char* lock;          // its lock, a prefix of the request's path: [lock, lock + length)
+    std::uint16_t length;
+    std::uint8_t mode;  // its mode's index
+    impl::StepView step() const noexcept { return {std::string_view(lock, length), impl::ModeId{mode}}; }
+  };
   struct FastStart {
     std::size_t held = 0;     // steps held, the plan's first
     std::size_t planned = 0;  // steps in the plan
-    const impl::StepBuffer* plan = nullptr;  // planned in `scratch`; nullptr: not planned (every step held)
+    // Planned in `scratch`; nullptr: not planned: every step is held, or
+    // (held < planned) the one left is `last_word` (plan_of plans it).
+    const impl::StepBuffer* plan = nullptr;
+    MemoWordStep last_word;
   };
   FastStart start_fast(const model::Request& request, impl::ScratchSteps& scratch, Guard& guard);
+  // The plan of an acquire start_fast began with steps left: its own, or
+  // made now in `scratch` if start_fast left the last step unplanned.
+  const impl::StepBuffer& plan_of(const model::Request& request, const FastStart& start, impl::ScratchSteps& scratch);
   // The steps after the fast prefix, in plan order: each through its gate's
   // queue, its gate or its entry's queue, waiting as the policy allows.
   // kEnded: a step could not be granted (the guard holds nothing, its
@@ -621,10 +648,14 @@ class BasicPathLock {
   // taken wholly fast never sets up its waits.
   enum class SlowRest : std::uint8_t { kHeld, kEnded };
   SlowRest take_rest_slowly(const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline,
-                            StopToken& stop, const FastStart& start, AcquireStatus blocked_status, Guard& guard);
+                            StopToken& stop, const FastStart& start, impl::ScratchSteps& scratch,
+                            AcquireStatus blocked_status, Guard& guard);
   // The memo's plan, each step's slot set (or word taken) from the gate
   // and the word it remembers, then settled as settle_fast settles.
-  std::size_t take_memoized_plan(const PlanMemoEntry& entry, std::string_view path, Guard& guard) noexcept;
+  // `refused_word`: if a step is refused, its gate's word as the refusal
+  // found it.
+  std::size_t take_memoized_plan(const PlanMemoEntry& entry, std::string_view path, Guard& guard,
+                                 std::uint64_t& refused_word) noexcept;
   // `cursor`: where the prefix set its slots (its block is memoized).
   void memoize_plan(const MemoLookup& lookup, std::span<const FastAsk> granted, const SlotCursor& cursor) noexcept;
   static PlanMemoEntry* plan_memo(GateCacheUse use) noexcept;
@@ -649,13 +680,19 @@ class BasicPathLock {
   // another set (the step goes the slow way; nothing is held).
   enum class GateQueue : std::uint8_t { kGranted, kNotQueued };
   static constexpr int kLinkSpins = 64;  // pauses before a head waiting for its successor's link yields
-  GateQueue queue_at_gate(const impl::StepView& step, Guard& guard) noexcept;
+  // `known`: the step's gate, as a memo hit knew it (else it is looked up).
+  GateQueue queue_at_gate(const impl::StepView& step, Guard& guard, const MemoWordStep* known = nullptr) noexcept;
   // A thread queued at g waits until ready() (seq_cst loads): spins while
   // g's queue moves, yields, then sleeps on its queuer; wake_queuer wakes
   // it once the caller made it ready, if it sleeps. wake_gate_queue_head:
-  // the word was just released with threads queued.
+  // the word was just released with threads queued (it wakes the head only
+  // if the head marked its sleep on the gate's line).
+  // kHead: the queue's first thread, which waits for the word to be given
+  // back (and announces its sleep on the gate's line); kLinked: a thread
+  // linked behind another, which waits to be handed the word.
+  enum class QueuePlace : std::uint8_t { kHead, kLinked };
   template <typename Ready>
-  static void wait_in_gate_queue(GateRecord* g, GateQueuer& q, Ready&& ready) noexcept;
+  static void wait_in_gate_queue(GateRecord* g, GateQueuer& q, QueuePlace place, Ready&& ready) noexcept;
   void wake_queuer(GateQueuer& q) noexcept;
   void wake_gate_queue_head(GateRecord* g) noexcept;
   // REQUIRES: the caller holds a gate's word taken, and q's thread queues

@@ -261,6 +261,16 @@ std::vector<LockProgram> builtin_programs() {
               "the word back as it withdraws",
               {{{call(write(p("/a/b"))), call(write(p("/a/b"))), call(write(p("/a/b")))}},
                {{call(read(p("/a")))}}}),
+      // Each thread's third write of /a comes from its memo: if the other
+      // thread holds /a's word (or queues at its gate), the memo's last step
+      // is refused and queues at the gate the memo knows, with no plan made;
+      // if thread 1's read closed the gate first, the write plans after all
+      // and waits the slow way.
+      program("plan-memo-write-queues-at-its-gate",
+              "a write from the memo that finds its path's word taken queues at the path's gate without a plan, or "
+              "plans once a reader closed the gate",
+              {{{call(write(p("/a"))), call(write(p("/a"))), call(write(p("/a")))}},
+               {{call(write(p("/a"))), call(write(p("/a"))), call(write(p("/a"))), call(read(p("/a")))}}}),
       program("fast-readers-and-a-writer", "readers of one path hold it fast (R admitted) until a writer closes its gate",
               {{{call(read(p("/a/b"))), call(read(p("/a/b")))}}, {{call(read(p("/a/b"))), call(read(p("/a/b")))}},
                {{call(write(p("/a/b")))}}}),

@@ -165,14 +165,21 @@ typename BasicPathLock<P>::StepResult BasicPathLock<P>::take_step(const impl::St
 template <typename P>
 [[gnu::noinline]] typename BasicPathLock<P>::SlowRest BasicPathLock<P>::take_rest_slowly(
     const model::Request& request, WaitPolicy policy, typename Clock::time_point deadline, StopToken& stop,
-    const FastStart& start, AcquireStatus blocked_status, Guard& guard) {
+    const FastStart& start, impl::ScratchSteps& scratch, AcquireStatus blocked_status, Guard& guard) {
   const std::size_t fast = start.held;
   // A wait that cannot end early (no deadline, no stop) may queue at an
   // exclusive gate: a path written in turn hands over without its shard.
   const bool may_queue_at_gate = policy == WaitPolicy::kForever && !stop.stop_possible() &&
                                  gates_->exclusive_modes != 0;
+  // A memo hit's last step, unplanned: it queues at the gate the memo
+  // knows, and is planned only if it cannot (the gate closed, or moved).
+  if (start.plan == nullptr && may_queue_at_gate &&
+      queue_at_gate(start.last_word.step(), guard, &start.last_word) == GateQueue::kGranted) {
+    return SlowRest::kHeld;
+  }
+  const impl::StepBuffer& plan = plan_of(request, start, scratch);
   for (std::size_t i = fast; i < start.planned; ++i) {
-    const impl::StepView& step = (*start.plan)[i];
+    const impl::StepView& step = plan[i];
     if (may_queue_at_gate && gates_->exclusive(1U << step.mode.index) &&
         queue_at_gate(step, guard) == GateQueue::kGranted) {
       continue;
@@ -247,8 +254,8 @@ typename BasicPathLock<P>::Guard BasicPathLock<P>::acquire_impl(const model::Req
   impl::ScratchSteps scratch;
   // The steps this thread can take through open gates, with one fence.
   const FastStart start = start_fast(request, scratch, guard);
-  if (start.held < start.planned && take_rest_slowly(request, policy, deadline, stop, start, blocked_status, guard) ==
-                                        SlowRest::kEnded) {
+  if (start.held < start.planned &&
+      take_rest_slowly(request, policy, deadline, stop, start, scratch, blocked_status, guard) == SlowRest::kEnded) {
     return guard;
   }
   if (options_.unsafe_nesting != UnsafeNesting::kIgnore) {

@@ -109,9 +109,10 @@ typename BasicPathLock<P>::AsyncStart BasicPathLock<P>::start_async(const model:
       // it allocate could not leave its holds behind.)
       const FastStart start = start_fast(request, scratch, guard);
       const std::size_t fast = start.held;
+      const impl::StepBuffer* plan = fast < start.planned ? &plan_of(request, start, scratch) : nullptr;
       for (next = fast; next < start.planned; ++next) {
         Node* node = nullptr;
-        if (take_step((*start.plan)[next], guard, node, [] { return static_cast<Waiter*>(nullptr); },
+        if (take_step((*plan)[next], guard, node, [] { return static_cast<Waiter*>(nullptr); },
                       next == fast ? GateRetry::kSkip : GateRetry::kTry) != StepResult::kGranted) {
           break;
         }

@@ -114,7 +114,10 @@
 // before the close, and requests that arrive later queue behind it (FIFO). A
 // waiter spins while the queue turns (queue_turns), then sleeps on its queuer's
 // condition variable; the thread that makes it ready (the word handed, or given
-// back) wakes it if it sleeps (seq_cst: Dekker again).
+// back) wakes it if it sleeps (seq_cst: Dekker again). The head marks its sleep
+// on the gate's line too (head_sleeps): a give-back with a tail set reads the
+// mark on the line its fetch_sub fetched, and fetches the head's own line only
+// to wake it.
 
 #include <algorithm>
 #include <array>
@@ -227,6 +230,10 @@ struct alignas(64) BasicPathLock<P>::GateRecord {
   // if it sleeps. May name a thread that has left (harmless: it then wakes
   // nobody who waits here).
   Atomic<std::uint8_t> queue_head{};
+  // 1 while the queue's first thread may sleep (set before it sleeps, seq_cst):
+  // a releaser that gave the word back with a tail set reads it here, on the
+  // line its give-back fetched, and touches the head's own line only if set.
+  Atomic<std::uint8_t> head_sleeps{};
   // How fast readers (steps in a mode the gate admits) hold it (COUNTED
   // READERS above): kReadersCounted set, they count themselves in `counts`;
   // clear, each sets a slot of its thread's block. The low bits count the
@@ -848,8 +855,9 @@ template <typename P>
 template <typename P>
 [[gnu::noinline]] void BasicPathLock<P>::wake_gate_queue_head(GateRecord* g) noexcept {
   // seq_cst, after the release's fetch_sub: a queue's first thread that
-  // stored itself later reads the word untaken and does not sleep
-  // (queue_at_gate).
+  // announced its sleep later reads the word untaken and does not sleep
+  // (wait_in_gate_queue). Clear: it spins, and sees the word given back.
+  if (g->head_sleeps.load(std::memory_order_seq_cst) == 0) return;
   const std::uint32_t head = g->queue_head.load(std::memory_order_seq_cst);
   if (head != 0) wake_queuer(gates_->queuers[head - 1]);
 }
@@ -865,24 +873,36 @@ void BasicPathLock<P>::wake_queuer(GateQueuer& q) noexcept {
 
 template <typename P>
 template <typename Ready>
-void BasicPathLock<P>::wait_in_gate_queue(GateRecord* g, GateQueuer& q, Ready&& ready) noexcept {
+void BasicPathLock<P>::wait_in_gate_queue(GateRecord* g, GateQueuer& q, QueuePlace place, Ready&& ready) noexcept {
   // As a slow waiter: spin while the queue moves (a handover within
   // microseconds costs no sleep and no wake-up, and a thread far back in
   // a queue of short holds stays awake), yield a few times, then sleep.
   if (spin_while_queue_moves(ready, [g] { return g->queue_turns.load(std::memory_order_relaxed); })) return;
   std::unique_lock<typename P::Mutex> hold(q.mu);
+  // The head announces itself on the gate's line first: a releaser that
+  // reads it clear read the word before our look below (seq_cst), so we
+  // see the word given back and do not sleep.
+  if (place == QueuePlace::kHead) g->head_sleeps.store(1, std::memory_order_seq_cst);
   q.sleeping.store(1, std::memory_order_seq_cst);
   while (!ready()) q.cv.wait(hold);
   q.sleeping.store(0, std::memory_order_relaxed);
+  // Only the head of a queue writes it, and a new head comes only after we
+  // take the word (and clear the tail, if we are the last).
+  if (place == QueuePlace::kHead) g->head_sleeps.store(0, std::memory_order_relaxed);
 }
 
 template <typename P>
 [[gnu::noinline]] typename BasicPathLock<P>::GateQueue BasicPathLock<P>::queue_at_gate(const impl::StepView& step,
-                                                                     Guard& guard) noexcept {
+                                                                     Guard& guard,
+                                                                     const MemoWordStep* known) noexcept {
   const std::size_t slot = P::thread_slot();
   const std::uint32_t mode = 1U << step.mode.index;
   FastAsk ask;
-  if (slot >= Gates::kBlocks || !look_up_gate(step.lock, impl::path_hash(step.lock), step.mode, ask)) {
+  if (slot >= Gates::kBlocks) return GateQueue::kNotQueued;
+  if (known != nullptr) {
+    // (Its generation is checked against the word below, as a look-up's.)
+    std::construct_at(&ask, FastAsk::reading(known->record, known->generation, step.mode, step.lock));
+  } else if (!look_up_gate(step.lock, impl::path_hash(step.lock), step.mode, ask)) {
     return GateQueue::kNotQueued;
   }
   GateRecord* const g = ask.record;
@@ -891,7 +911,10 @@ template <typename P>
   GateQueuer& q = queuers[slot];
   q.next.store(0, std::memory_order_relaxed);
   q.turn.store(GateQueuer::kNotYet, std::memory_order_relaxed);
-  std::uint64_t w = g->word.load(std::memory_order_relaxed);
+  // A memo hit's refusal read the word just now: a compare-exchange from
+  // that value fetches the line once (and, if it fails, reads it anew), where
+  // a load first would fetch it, then fetch it again to write it.
+  std::uint64_t w = known != nullptr ? known->word : g->word.load(std::memory_order_relaxed);
   std::uint32_t ahead = 0;      // the thread queued last before us (slot + 1)
   std::uint32_t successor = 0;  // the thread queued next behind us, once we hold (slot + 1)
   for (;;) {
@@ -920,7 +943,8 @@ template <typename P>
         // once a spin round, the queue's turns).
         // Ours from then on, still taken in this mode: only the tail, if it
         // is us, is cleared (newcomers and closers write the word meanwhile).
-        wait_in_gate_queue(g, q, [&q] { return q.turn.load(std::memory_order_seq_cst) == GateQueuer::kHanded; });
+        wait_in_gate_queue(g, q, QueuePlace::kLinked,
+                           [&q] { return q.turn.load(std::memory_order_seq_cst) == GateQueuer::kHanded; });
         // Linked behind already: the tail is that thread or a later one,
         // never us again, and the gate's line is left alone (MCS).
         successor = q.next.load(std::memory_order_acquire);
@@ -944,7 +968,8 @@ template <typename P>
             if (g->word.compare_exchange_weak(w, taken, std::memory_order_seq_cst)) break;
             continue;
           }
-          wait_in_gate_queue(g, q, [g] { return Gates::taken(g->word.load(std::memory_order_seq_cst)) == 0; });
+          wait_in_gate_queue(g, q, QueuePlace::kHead,
+                             [g] { return Gates::taken(g->word.load(std::memory_order_seq_cst)) == 0; });
         }
       }
       // (w, if we know no successor yet: as our take or our clearing of the

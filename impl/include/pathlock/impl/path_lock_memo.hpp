@@ -142,8 +142,8 @@ void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const Fa
 }
 
 template <typename P>
-std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std::string_view path,
-                                                 Guard& guard) noexcept {
+std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std::string_view path, Guard& guard,
+                                                 std::uint64_t& refused_word) noexcept {
   // settle_fast's protocol, step for step (but for where a write's first
   // word is taken, below), in one loop that asks and one that settles, each
   // as lean as the entry lets it be: every step's gate,
@@ -175,7 +175,11 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
     const Step& s = entry.step[n];
     GateRecord* const g = s.record;
     // A look first, so a closed (or taken) gate costs no store.
-    if ((g->word.load(std::memory_order_relaxed) & s.mask) != s.expect) break;
+    const std::uint64_t word = g->word.load(std::memory_order_relaxed);
+    if ((word & s.mask) != s.expect) [[unlikely]] {
+      refused_word = word;  // (read again under contention, the line would be fetched again)
+      break;
+    }
     Held& h = held[n];
     h.gate = g;
     h.mode = s.mode;
@@ -186,13 +190,19 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
       continue;
     }
     if (Gates::readers_counted(g)) {
-      if (!count_reader(g, s.mode)) break;
       h.slot = nullptr;
       h.via = FastVia::kCount;
+      if (!count_reader(g, s.mode)) {
+        refused_word = word;
+        break;
+      }
     } else {
       h.slot = gates_->publish(g, s.mode, cursor);
-      if (h.slot == nullptr) break;
       h.via = FastVia::kSlot;
+      if (h.slot == nullptr) {
+        refused_word = word;
+        break;
+      }
     }
     impl::observe<P>(impl::LockEvent::kAsked, key_of(s), guard.id_, s.mode);  // the grant's moment, if still open
   }
@@ -239,6 +249,9 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   }
   guard.count_ = granted;
   if (granted < n) [[unlikely]] {
+    // A take refused, or a gate closed since the ask: its word as it is
+    // now, on the line the refusal fetched.
+    refused_word = entry.step[granted].record->word.load(std::memory_order_relaxed);
     // The first gate that closed meanwhile, and every step after it, are
     // withdrawn (an exclusive step holds nothing until its take succeeds,
     // but the one taken first may be past the gate that refused).
@@ -264,14 +277,25 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
 }
 
 template <typename P>
+const impl::StepBuffer& BasicPathLock<P>::plan_of(const model::Request& request, const FastStart& start,
+                                                  impl::ScratchSteps& scratch) {
+  if (start.plan != nullptr) return *start.plan;
+  impl::StepBuffer& steps = scratch.get();
+  impl::plan_into(scheme_, request, steps);  // the plan memoized: the same steps
+  assert(steps.size() == start.planned);
+  return steps;
+}
+
+template <typename P>
 typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::Request& request,
                                                                   impl::ScratchSteps& scratch, Guard& guard) {
+  FastStart start;  // one object, returned by every path (no copy)
   const MemoLookup memo = look_up_plan_memo(request);
   if (memo.match == MemoMatch::kHit) {
-    FastStart start;
     start.planned = memo.entry->steps;  // within a guard's inline room
     guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
-    start.held = take_memoized_plan(*memo.entry, memo.path, guard);
+    std::uint64_t refused_word = 0;
+    start.held = take_memoized_plan(*memo.entry, memo.path, guard, refused_word);
     if (start.held < start.planned) {
       // A gate refused. Closed or taken: contention, which passes; the entry
       // stays. Of a new generation (its entry was evicted), or open with
@@ -280,15 +304,20 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
       // as they are then. (Records outlive the entries they serve: reading
       // one is safe.)
       const typename PlanMemoEntry::Step& refused = memo.entry->step[start.held];
-      const std::uint64_t word = refused.record->word.load(std::memory_order_relaxed);
+      const std::uint64_t word = refused_word;
       const bool other_set = ((std::uint32_t{memo.entry->word_steps} >> start.held) & 1U) != 0 &&
                              Gates::admitted(word) != 0 &&
                              Gates::admitted(word) != Gates::admitted(refused.expect);
       if (Gates::generation(word) != Gates::generation(refused.expect) || other_set) memo.entry->lock_uid = 0;
-      impl::StepBuffer& steps = scratch.get();
-      impl::plan_into(scheme_, request, steps);  // the plan memoized: the rest is taken slowly, in order
-      assert(steps.size() == start.planned);
-      start.plan = &steps;
+      // Only the last step left, a take of a word another thread holds (a
+      // path written in turn): it may queue at its gate, and nothing needs
+      // the plan unless it cannot (take_rest_slowly, plan_of).
+      if (start.held + 1 == start.planned && ((std::uint32_t{memo.entry->word_steps} >> start.held) & 1U) != 0) {
+        start.last_word = {refused.record, Gates::generation(refused.expect), word, memo.path.data(), refused.length,
+                           refused.mode.index};
+        return start;
+      }
+      start.plan = &plan_of(request, start, scratch);  // the rest is taken slowly, in order
     }
     return start;
   }
@@ -297,9 +326,11 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
   // Room for every hold before the first: recording a hold never throws.
   if (steps.size() > Guard::kInline) guard.heap_.reserve(steps.size() - Guard::kInline);
   guard.status_ = AcquireStatus::kGranted;
-  const std::size_t held = take_fast_prefix(std::span<const impl::StepView>(steps.begin(), steps.size()), guard,
-                                            memo.match == MemoMatch::kMiss ? &memo : nullptr);
-  return {held, steps.size(), &steps};
+  start.held = take_fast_prefix(std::span<const impl::StepView>(steps.begin(), steps.size()), guard,
+                                memo.match == MemoMatch::kMiss ? &memo : nullptr);
+  start.planned = steps.size();
+  start.plan = &steps;
+  return start;
 }
 
 }  // namespace pathlock

@@ -201,13 +201,18 @@ template <typename P>
 template <typename Ready, typename Progress>
 bool BasicPathLock<P>::spin_while_queue_moves(Ready&& ready, Progress&& progress) {
   const int pauses = impl::max_spin_pauses<P>();
+  static_assert(impl::max_spin_pauses<P>() > 0, "the progress seen is read in a round's first pause");
   std::uint32_t seen = 0;
-  if constexpr (impl::max_spin_rounds<P>() > 1) seen = progress();
   for (int round = 0; round < impl::max_spin_rounds<P>(); ++round) {
     if (round > 0) P::yield();  // a core shared with the holder (or the next grantee) is theirs a moment
     const auto spin_until = Clock::now() + Waiter::kSpinFor;
     for (int i = 0; i < pauses; ++i) {
       if (ready()) return true;
+      // The progress seen as the spin starts, read after the first look:
+      // a grant already there costs no fetch of the line others bump.
+      if constexpr (impl::max_spin_rounds<P>() > 1) {
+        if (round == 0 && i == 0) seen = progress();
+      }
       P::pause();
       if ((i + 1) % Waiter::kSpinClockEvery == 0 && Clock::now() >= spin_until) break;
     }
