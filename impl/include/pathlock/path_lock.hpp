@@ -283,7 +283,7 @@
 // in plan order (but for a write refused only at its last step, its path's
 // word, whose wait may queue at the gate: it queues at the gate the memo
 // knows, and plans only if it cannot, the gate closed or of a new
-// generation; a path written in turn by many threads is never planned). If
+// generation; so a blocking write of a path written in turn is not planned). If
 // that gate is of a new generation (its entry was evicted),
 // or open with another set than the one a take expects, the memo's entry is
 // dropped, and the next wholly fast acquire memoizes the gates as they are
@@ -676,8 +676,8 @@ class BasicPathLock {
   // A blocking step in a mode that conflicts with itself, at its open
   // exclusive gate: takes the word if it is free and nobody queues, else
   // queues at the gate (the tail in its word) and takes it in turn
-  // (path_lock_gate.hpp). kNotQueued: the gate is unknown, closed or of
-  // another set (the step goes the slow way; nothing is held).
+  // (path_lock_gate.hpp). kNotQueued: the gate is unknown, closed, of another
+  // set or generation (the step goes the slow way; nothing is held).
   enum class GateQueue : std::uint8_t { kGranted, kNotQueued };
   static constexpr int kLinkSpins = 64;  // pauses before a head waiting for its successor's link yields
   // `known`: the step's gate, as a memo hit knew it (else it is looked up).

@@ -856,7 +856,7 @@ template <typename P>
 [[gnu::noinline]] void BasicPathLock<P>::wake_gate_queue_head(GateRecord* g) noexcept {
   // seq_cst, after the release's fetch_sub: a queue's first thread that
   // announced its sleep later reads the word untaken and does not sleep
-  // (wait_in_gate_queue). Clear: it spins, and sees the word given back.
+  // (wait_in_gate_queue). Clear: it spins, or has yet to mark it: not asleep.
   if (g->head_sleeps.load(std::memory_order_seq_cst) == 0) return;
   const std::uint32_t head = g->queue_head.load(std::memory_order_seq_cst);
   if (head != 0) wake_queuer(gates_->queuers[head - 1]);
@@ -911,7 +911,7 @@ template <typename P>
   GateQueuer& q = queuers[slot];
   q.next.store(0, std::memory_order_relaxed);
   q.turn.store(GateQueuer::kNotYet, std::memory_order_relaxed);
-  // A memo hit's refusal read the word just now: a compare-exchange from
+  // A memo hit's refusal read the word moments ago: a compare-exchange from
   // that value fetches the line once (and, if it fails, reads it anew), where
   // a load first would fetch it, then fetch it again to write it.
   std::uint64_t w = known != nullptr ? known->word : g->word.load(std::memory_order_relaxed);
