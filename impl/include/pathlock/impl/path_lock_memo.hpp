@@ -189,20 +189,19 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
       h.via = FastVia::kWord;  // taken below
       continue;
     }
+    bool asked = false;
     if (Gates::readers_counted(g)) {
       h.slot = nullptr;
       h.via = FastVia::kCount;
-      if (!count_reader(g, s.mode)) {
-        refused_word = word;
-        break;
-      }
+      asked = count_reader(g, s.mode);
     } else {
       h.slot = gates_->publish(g, s.mode, cursor);
       h.via = FastVia::kSlot;
-      if (h.slot == nullptr) {
-        refused_word = word;
-        break;
-      }
+      asked = h.slot != nullptr;
+    }
+    if (!asked) [[unlikely]] {
+      refused_word = word;
+      break;
     }
     impl::observe<P>(impl::LockEvent::kAsked, key_of(s), guard.id_, s.mode);  // the grant's moment, if still open
   }
@@ -305,14 +304,14 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
       // one is safe.)
       const typename PlanMemoEntry::Step& refused = memo.entry->step[start.held];
       const std::uint64_t word = refused_word;
-      const bool other_set = ((std::uint32_t{memo.entry->word_steps} >> start.held) & 1U) != 0 &&
-                             Gates::admitted(word) != 0 &&
+      const bool takes_word = ((std::uint32_t{memo.entry->word_steps} >> start.held) & 1U) != 0;
+      const bool other_set = takes_word && Gates::admitted(word) != 0 &&
                              Gates::admitted(word) != Gates::admitted(refused.expect);
       if (Gates::generation(word) != Gates::generation(refused.expect) || other_set) memo.entry->lock_uid = 0;
       // Only the last step left, a take of a word another thread holds (a
       // path written in turn): it may queue at its gate, and nothing needs
       // the plan unless it cannot (take_rest_slowly, plan_of).
-      if (start.held + 1 == start.planned && ((std::uint32_t{memo.entry->word_steps} >> start.held) & 1U) != 0) {
+      if (takes_word && start.held + 1 == start.planned) {
         start.last_word = {refused.record, Gates::generation(refused.expect), word, memo.path.data(), refused.length,
                            refused.mode.index};
         return start;
