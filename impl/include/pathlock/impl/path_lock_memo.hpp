@@ -174,20 +174,24 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   for (; n < steps; ++n) {  // ask (publish_ask)
     const Step& s = entry.step[n];
     GateRecord* const g = s.record;
-    // A look first, so a closed (or taken) gate costs no store.
-    const std::uint64_t word = g->word.load(std::memory_order_relaxed);
-    if ((word & s.mask) != s.expect) [[unlikely]] {
-      refused_word = word;  // (read again under contention, the line would be fetched again)
-      break;
-    }
     Held& h = held[n];
     h.gate = g;
     h.mode = s.mode;
     h.successor = 0;
     if (((worded >> n) & 1U) != 0) {
+      // No look: the take below is a compare-exchange from the word the step
+      // needs, which fetches the line once, taken or refused (it then reads
+      // the word as it is). A look first fetched it twice where two threads
+      // write one path: the other's look or take came between the two.
       h.slot = nullptr;
-      h.via = FastVia::kWord;  // taken below
+      h.via = FastVia::kWord;
       continue;
+    }
+    // A look first, so a closed (or taken) gate costs no store.
+    const std::uint64_t word = g->word.load(std::memory_order_relaxed);
+    if ((word & s.mask) != s.expect) [[unlikely]] {
+      refused_word = word;  // (read again under contention, the line would be fetched again)
+      break;
     }
     bool asked = false;
     if (Gates::readers_counted(g)) {
