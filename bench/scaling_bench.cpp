@@ -207,11 +207,18 @@ double core_to_core_ns() {
   return one_way_ns[one_way_ns.size() / 2];
 }
 
-// The probe at a point of the run that random interleaving picks.
+// Every probe taken during the run, in run order (core_to_core_case).
+std::vector<double> g_probes_during_ns;
+
+// The probe at points of the run that random interleaving picks: one per
+// repetition (pathlock::bench::kProbesDuringRun of them), each kept for the
+// summary, which judges no multi-thread target if any two differ by more
+// than kMachineMovedRatio.
 void core_to_core_case(benchmark::State& state) {
   double ns = 0;
   for (auto _ : state) ns = core_to_core_ns();
   state.counters["transfer_ns"] = ns;
+  if (ns > 0) g_probes_during_ns.push_back(ns);
 }
 
 // Every thread count: 1, 2, 4, ... up to the hardware's threads, and that.
@@ -268,7 +275,7 @@ void register_all() {
     }
   }
   if (thread_counts().size() > 1) {
-    benchmark::RegisterBenchmark(kCoreToCore, core_to_core_case)->Iterations(1);
+    benchmark::RegisterBenchmark(kCoreToCore, core_to_core_case)->Iterations(1)->Repetitions(kProbesDuringRun);
   }
   const auto& recommended = pathlock::impl::path_rwa_joined_scheme();
   benchmark::RegisterBenchmark(("Memory/idle-entry/" + recommended.name()).c_str(),
@@ -301,13 +308,15 @@ void take_seed_flag(int& argc, char** argv) {
 
 int main(int argc, char** argv) {
   take_seed_flag(argc, argv);
-  // Probed before the first benchmark and after the last (the summary is
-  // made after every run): a run that straddles a move of the machine says
-  // so, and judges nothing on its multi-thread figures.
+  // Probed before the first benchmark, during the run (core_to_core_case)
+  // and after the last (the summary is made after every run): a run that
+  // straddles a move of the machine says so, and judges nothing on its
+  // multi-thread figures.
   pathlock::bench::WireProbes wire;
   if (thread_counts().size() > 1) wire.at_start_ns = core_to_core_ns();
   return pathlock::bench::run_with_summary(argc, argv, register_all, [&wire](const auto& figures, int cpus) {
     if (wire.at_start_ns > 0) wire.at_end_ns = core_to_core_ns();
+    wire.during_ns = g_probes_during_ns;
     return pathlock::bench::scaling_summary(figures, cpus, thread_counts(), g_seed, wire);
   });
 }

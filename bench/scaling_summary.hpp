@@ -88,15 +88,21 @@ inline constexpr std::string_view kOwnMutex = kBaselineNames[7].key;
 inline constexpr const char* kCoreToCore = "Hardware/core-to-core";
 
 // The same probe before the first benchmark and after the last (0: not
-// taken). A virtual machine's host may move its vCPUs mid-run (on the 2-vCPU
-// VM the trip went from 32 to 165 ns and back within minutes, a conflicting
-// workload's rate with it); a run whose probes differ by more than
+// taken), and at kProbesDuringRun points between that random interleaving
+// picks (in run order; none where the run did not interleave or filtered
+// the probe out). A virtual machine's host may move its vCPUs mid-run (on
+// the 2-vCPU VM the trip went from 32 to 165 ns and back within minutes,
+// a conflicting workload's rate with it, and a run whose three probes all
+// read 216 ns had its ticket lock at the fast placement's rate: the move
+// fell between them); a run whose probes differ by more than
 // kMachineMovedRatio judges nothing on its multi-thread figures.
 struct WireProbes {
   double at_start_ns = 0;
   double at_end_ns = 0;
+  std::vector<double> during_ns;
 };
 inline constexpr double kMachineMovedRatio = 2.0;
+inline constexpr int kProbesDuringRun = 20;
 
 inline std::string scaling_summary(const FigureTable& figures, int cpus, const std::vector<int>& threads,
                                    std::uint64_t seed, const WireProbes& probes = {}) {
@@ -156,22 +162,40 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   line("");
   line("Million acquisitions per second, summed over threads. scaling = " + std::to_string(top) +
        " threads / 1 thread; vs peer = PathLock / the best per-path peer at " + std::to_string(top) + " threads.");
-  const auto wire = figures.find(std::string(kCoreToCore) + "/iterations:1");
-  const double during_ns = wire == figures.end() ? 0 : wire->second.counter("transfer_ns", 0);
-  std::vector<std::pair<double, std::string>> trips;  // the probes taken, in run order
-  if (probes.at_start_ns > 0) trips.emplace_back(probes.at_start_ns, "when this run began");
-  if (during_ns > 0) trips.emplace_back(during_ns, "during it");
-  if (probes.at_end_ns > 0) trips.emplace_back(probes.at_end_ns, "when it ended");
+  // The probes taken, in run order: each with what the summary says of it.
+  std::vector<std::pair<std::string, std::string>> trips;
+  std::vector<double> probed;
+  if (probes.at_start_ns > 0) {
+    trips.emplace_back(fixed(probes.at_start_ns, 1) + " ns", "when this run began");
+    probed.push_back(probes.at_start_ns);
+  }
+  if (!probes.during_ns.empty()) {
+    const auto [low, high] = std::minmax_element(probes.during_ns.begin(), probes.during_ns.end());
+    const std::string count = std::to_string(probes.during_ns.size()) + " probe" +
+                              (probes.during_ns.size() == 1 ? "" : "s");
+    trips.emplace_back(*low == *high ? fixed(*low, 1) + " ns" : fixed(*low, 1) + " to " + fixed(*high, 1) + " ns",
+                       "during it (" + count + ")");
+    probed.insert(probed.end(), probes.during_ns.begin(), probes.during_ns.end());
+  } else if (const auto wire = figures.find(std::string(kCoreToCore) + "/iterations:1"); wire != figures.end()) {
+    // One probe's figure, from a run that kept none of its own (an older summary's figures).
+    if (const double ns = wire->second.counter("transfer_ns", 0); ns > 0) {
+      trips.emplace_back(fixed(ns, 1) + " ns", "during it");
+      probed.push_back(ns);
+    }
+  }
+  if (probes.at_end_ns > 0) {
+    trips.emplace_back(fixed(probes.at_end_ns, 1) + " ns", "when it ended");
+    probed.push_back(probes.at_end_ns);
+  }
   double fastest = 0;
   double slowest = 0;
   if (!trips.empty()) {
-    std::string when = trips.size() == 1 ? fixed(trips[0].first, 1) + " ns during this run" : "";
+    std::string when = trips.size() == 1 ? trips[0].first + " during this run" : "";
     for (std::size_t i = 0; trips.size() > 1 && i < trips.size(); ++i) {
-      when += (i == 0 ? "" : i + 1 == trips.size() ? " and " : ", ") + fixed(trips[i].first, 1) + " ns " +
-              trips[i].second;
+      when += (i == 0 ? "" : i + 1 == trips.size() ? " and " : ", ") + trips[i].first + " " + trips[i].second;
     }
-    fastest = std::min_element(trips.begin(), trips.end())->first;
-    slowest = std::max_element(trips.begin(), trips.end())->first;
+    fastest = *std::min_element(probed.begin(), probed.end());
+    slowest = *std::max_element(probed.begin(), probed.end());
     line("");
     line("A cache line took " + when +
          " from one CPU's core to another's (half a ping-pong round trip between the same two CPUs, median of 5 "

@@ -99,6 +99,18 @@ TEST(ScalingSummary, ScalingIsTheRatioOfTheRecommendedSchemesMedians) {
   EXPECT_EQ(line_of(s, "- scaling, hot-read:"), "") << "no figures, no verdict";
 }
 
+// A summary of a run whose probes went from `from` to `to` (a move): it says
+// so, and leaves the two-thread disjoint scaling (1.70x, met) undecided.
+void expect_machine_moved(const std::string& summary, const std::string& from_to_ratio) {
+  EXPECT_EQ(line_of(summary, "**The machine moved"),
+            "**The machine moved during this run**: a cache line's trip went from " + from_to_ratio +
+                "; more than 2x is a move), so its multi-thread figures come from different placements of its "
+                "CPUs: no target is judged on them. Run it again.");
+  EXPECT_EQ(line_of(summary, "- scaling, disjoint:"),
+            "- scaling, disjoint: 1.70x at 2 threads (target >= 1.6x): undecided (the machine moved during this "
+            "run)");
+}
+
 // The cache line's trip between two CPUs, probed before the first benchmark,
 // during the run and after the last: a run that straddles a move of the
 // machine (a host that placed the vCPUs elsewhere) judges nothing on its
@@ -111,7 +123,7 @@ TEST(ScalingSummary, ARunDuringWhichTheMachineMovedJudgesNoMultiThreadTarget) {
   during.counters["transfer_ns"] = 32;
   figures[std::string(kCoreToCore) + "/iterations:1"] = during;
 
-  const std::string steady = scaling_summary(figures, 2, {1, 2}, 7, WireProbes{31.5, 33});
+  const std::string steady = scaling_summary(figures, 2, {1, 2}, 7, WireProbes{31.5, 33, {}});
   EXPECT_EQ(line_of(steady, "A cache line took"),
             "A cache line took 31.5 ns when this run began, 32.0 ns during it and 33.0 ns when it ended from one "
             "CPU's core to another's (half a ping-pong round trip between the same two CPUs, median of 5 rounds): "
@@ -120,14 +132,8 @@ TEST(ScalingSummary, ARunDuringWhichTheMachineMovedJudgesNoMultiThreadTarget) {
   EXPECT_EQ(line_of(steady, "**The machine moved"), "");
   EXPECT_EQ(line_of(steady, "- scaling, disjoint:"), "- scaling, disjoint: 1.70x at 2 threads (target >= 1.6x): met");
 
-  const std::string moved = scaling_summary(figures, 2, {1, 2}, 7, WireProbes{32, 165});
-  EXPECT_EQ(line_of(moved, "**The machine moved"),
-            "**The machine moved during this run**: a cache line's trip went from 32.0 to 165.0 ns (5.2x; more "
-            "than 2x is a move), so its multi-thread figures come from different placements of its CPUs: no target "
-            "is judged on them. Run it again.");
-  EXPECT_EQ(line_of(moved, "- scaling, disjoint:"),
-            "- scaling, disjoint: 1.70x at 2 threads (target >= 1.6x): undecided (the machine moved during this "
-            "run)");
+  const std::string moved = scaling_summary(figures, 2, {1, 2}, 7, WireProbes{32, 165, {}});
+  expect_machine_moved(moved, "32.0 to 165.0 ns (5.2x");
   EXPECT_EQ(line_of(moved, "- uncontended depth-4 write"),
             "- uncontended depth-4 write acquire+release: 100.0 ns, 10.00x a std::mutex lock+unlock (10.0 ns; "
             "target <= 4x): NOT met")
@@ -139,6 +145,31 @@ TEST(ScalingSummary, ARunDuringWhichTheMachineMovedJudgesNoMultiThreadTarget) {
             "between the same two CPUs, median of 5 rounds): every handoff between threads costs at least that. On "
             "a virtual machine it moves with the host's placement of the vCPUs, and the multi-thread figures with "
             "it.");
+}
+
+// Three probes can all miss a move: on the 2-vCPU VM, a run whose start,
+// middle and end probes read 216 ns had its ticket lock at the fast
+// placement's rate. The probes taken during the run (kProbesDuringRun, at
+// points random interleaving picks) are each compared with the rest.
+TEST(ScalingSummary, AMoveThatOnlyTheProbesDuringTheRunSawJudgesNoMultiThreadTarget) {
+  FigureTable figures;
+  set_rates(figures, kRecommended, Workload::kDisjoint, 10e6, 17e6);
+
+  const std::string moved = scaling_summary(figures, 2, {1, 2}, 7, WireProbes{216, 212, {216.4, 27.1, 220}});
+  EXPECT_EQ(line_of(moved, "A cache line took"),
+            "A cache line took 216.0 ns when this run began, 27.1 to 220.0 ns during it (3 probes) and 212.0 ns "
+            "when it ended from one CPU's core to another's (half a ping-pong round trip between the same two "
+            "CPUs, median of 5 rounds): every handoff between threads costs at least that. On a virtual machine "
+            "it moves with the host's placement of the vCPUs, and the multi-thread figures with it.");
+  expect_machine_moved(moved, "27.1 to 220.0 ns (8.1x");
+
+  const std::string steady = scaling_summary(figures, 2, {1, 2}, 7, WireProbes{27, 29.3, {26.9, 28, 26.9}});
+  EXPECT_EQ(line_of(steady, "A cache line took 27.0 ns when this run began, 26.9 to 28.0 ns during it (3 probes)"
+                            " and 29.3 ns when it ended")
+                .empty(),
+            false);
+  EXPECT_EQ(line_of(steady, "**The machine moved"), "");
+  EXPECT_EQ(line_of(steady, "- scaling, disjoint:"), "- scaling, disjoint: 1.70x at 2 threads (target >= 1.6x): met");
 }
 
 TEST(ScalingSummary, ATargetWithinTheRunsSpreadIsUndecided) {
