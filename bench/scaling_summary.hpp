@@ -88,9 +88,9 @@ inline constexpr std::string_view kOwnMutex = kBaselineNames[7].key;
 inline constexpr const char* kCoreToCore = "Hardware/core-to-core";
 
 // The same probe before the first benchmark and after the last (0: not
-// taken), and at kProbesDuringRun points between that random interleaving
-// picks (in run order; none where the run did not interleave or filtered
-// the probe out). A virtual machine's host may move its vCPUs mid-run (on
+// taken), and kProbesDuringRun times between (in run order: at points that
+// random interleaving picks, or back to back where the run does not
+// interleave; none where it filtered the probe out). A virtual machine's host may move its vCPUs mid-run (on
 // the 2-vCPU VM the trip went from 32 to 165 ns and back within minutes,
 // a conflicting workload's rate with it, and a run whose three probes all
 // read 216 ns had its ticket lock at the fast placement's rate: the move
@@ -162,37 +162,37 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   line("");
   line("Million acquisitions per second, summed over threads. scaling = " + std::to_string(top) +
        " threads / 1 thread; vs peer = PathLock / the best per-path peer at " + std::to_string(top) + " threads.");
-  // The probes taken, in run order: each with what the summary says of it.
-  std::vector<std::pair<std::string, std::string>> trips;
+  // The probes taken, in run order, as the summary tells them: the time
+  // (or range), when, and how many (the ones during the run).
+  struct Trip {
+    std::string ns;
+    std::string when;
+    std::string count;
+  };
+  std::vector<Trip> trips;
   std::vector<double> probed;
   if (probes.at_start_ns > 0) {
-    trips.emplace_back(fixed(probes.at_start_ns, 1) + " ns", "when this run began");
+    trips.push_back({fixed(probes.at_start_ns, 1) + " ns", "when this run began", ""});
     probed.push_back(probes.at_start_ns);
   }
   if (!probes.during_ns.empty()) {
     const auto [low, high] = std::minmax_element(probes.during_ns.begin(), probes.during_ns.end());
-    const std::string count = std::to_string(probes.during_ns.size()) + " probe" +
-                              (probes.during_ns.size() == 1 ? "" : "s");
-    trips.emplace_back(*low == *high ? fixed(*low, 1) + " ns" : fixed(*low, 1) + " to " + fixed(*high, 1) + " ns",
-                       "during it (" + count + ")");
+    const std::size_t n = probes.during_ns.size();
+    trips.push_back({*low == *high ? fixed(*low, 1) + " ns" : fixed(*low, 1) + " to " + fixed(*high, 1) + " ns",
+                     "during it", " (" + std::to_string(n) + (n == 1 ? " probe)" : " probes)")});
     probed.insert(probed.end(), probes.during_ns.begin(), probes.during_ns.end());
-  } else if (const auto wire = figures.find(std::string(kCoreToCore) + "/iterations:1"); wire != figures.end()) {
-    // One probe's figure, from a run that kept none of its own (an older summary's figures).
-    if (const double ns = wire->second.counter("transfer_ns", 0); ns > 0) {
-      trips.emplace_back(fixed(ns, 1) + " ns", "during it");
-      probed.push_back(ns);
-    }
   }
   if (probes.at_end_ns > 0) {
-    trips.emplace_back(fixed(probes.at_end_ns, 1) + " ns", "when it ended");
+    trips.push_back({fixed(probes.at_end_ns, 1) + " ns", "when it ended", ""});
     probed.push_back(probes.at_end_ns);
   }
   double fastest = 0;
   double slowest = 0;
   if (!trips.empty()) {
-    std::string when = trips.size() == 1 ? trips[0].first + " during this run" : "";
+    std::string when = trips.size() == 1 ? trips[0].ns + " during this run" + trips[0].count : "";
     for (std::size_t i = 0; trips.size() > 1 && i < trips.size(); ++i) {
-      when += (i == 0 ? "" : i + 1 == trips.size() ? " and " : ", ") + trips[i].first + " " + trips[i].second;
+      when += (i == 0 ? "" : i + 1 == trips.size() ? " and " : ", ") + trips[i].ns + " " + trips[i].when +
+              trips[i].count;
     }
     fastest = *std::min_element(probed.begin(), probed.end());
     slowest = *std::max_element(probed.begin(), probed.end());
@@ -205,7 +205,7 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
   const bool machine_moved = fastest > 0 && slowest / fastest > kMachineMovedRatio;
   if (machine_moved) {
     line("");
-    line("**The machine moved during this run**: a cache line's trip went from " + fixed(fastest, 1) + " to " +
+    line("**The machine moved during this run**: a cache line's trip ranged from " + fixed(fastest, 1) + " to " +
          fixed(slowest, 1) + " ns (" + fixed(slowest / fastest, 1) + "x; more than " +
          fixed(kMachineMovedRatio, 0) + "x is a move), so its multi-thread figures come from different "
          "placements of its CPUs: no target is judged on them. Run it again.");
