@@ -194,8 +194,9 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
       when += (i == 0 ? "" : i + 1 == trips.size() ? " and " : ", ") + trips[i].ns + " " + trips[i].when +
               trips[i].count;
     }
-    fastest = *std::min_element(probed.begin(), probed.end());
-    slowest = *std::max_element(probed.begin(), probed.end());
+    const auto [low, high] = std::minmax_element(probed.begin(), probed.end());
+    fastest = *low;
+    slowest = *high;
     line("");
     line("A cache line took " + when +
          " from one CPU's core to another's (half a ping-pong round trip between the same two CPUs, median of 5 "

@@ -213,19 +213,17 @@
 // for the holder and every thread queued before the close, which still
 // take the word in turn, and the request that closed it waits for them
 // (FIFO across both queues); the last one out drains. A waiter spins
-// while the queue turns (each new holder bumps a count beside the word), as
-// a slow waiter spins while its entry grants, then sleeps on its own
-// condition variable (one per block, in the gates: 16 KiB a lock); the
-// thread that makes it ready wakes it if it sleeps (the first thread marks
-// its sleep beside the word, so a give-back fetches no other line unless
-// it must wake it).
-// With one round of
-// spinning, 8 and 16 threads writing one path fell into a convoy of
-// wake-ups (0.14-0.18 M/s on 16 cores, a fifth to an eighth of the slow
-// way's rate). A
-// timed or stoppable wait goes the slow way (a queued thread cannot
-// leave the gate's queue early). waiting_acquisitions() counts the threads
-// queued at gates; describe_waits() names the gates they queue at.
+// while the queue turns (each new holder bumps a count beside the word), as a
+// slow waiter spins while its entry grants, then sleeps on its own condition
+// variable (one per block, in the gates: 16 KiB a lock); the thread that
+// makes it ready wakes it if it sleeps (the first thread marks its sleep
+// beside the word, so a give-back fetches no other line unless it must wake
+// it). With one round of spinning, 8 and 16 threads writing one path fell
+// into a convoy of wake-ups (0.14-0.18 M/s on 16 cores, a fifth to an eighth
+// of the slow way's rate). A timed or stoppable wait goes the slow way (a
+// queued thread cannot leave the gate's queue early). waiting_acquisitions()
+// counts the threads queued at gates; describe_waits() names the gates they
+// queue at.
 //
 // A mode that conflicts with itself takes an open shared gate's word too
 // (the write of a path that is read): the same compare-exchange, from open,
@@ -282,15 +280,15 @@
 // fast prefix there: the acquire plans the request and takes the rest slowly,
 // in plan order (but for a write refused only at its last step, its path's
 // word, whose wait may queue at the gate: it queues at the gate the memo
-// knows, and plans only if it cannot, the gate closed or of a new
-// generation; so a blocking write of a path written in turn is not planned). If
-// that gate is of a new generation (its entry was evicted),
-// or open with another set than the one a take expects, the memo's entry is
-// dropped, and the next wholly fast acquire memoizes the gates as they are
-// then; a gate closed or taken (contention, which passes) leaves it. A plan
-// with a step taken slowly is never memoized. 64 entries per thread (40 KiB,
-// and a buffer of an entry's own for a path longer than 64 bytes, as in the
-// gate cache: at most 68 KiB more), direct-mapped by a hash of the path,
+// knows, and plans only if it cannot, the gate closed or of a new generation;
+// so a blocking write of a path written in turn is not planned). If that gate
+// is of a new generation (its entry was evicted), or open with another set
+// than the one a take expects, the memo's entry is dropped, and the next
+// wholly fast acquire memoizes the gates as they are then; a gate closed or
+// taken (contention, which passes) leaves it. A plan with a step taken slowly
+// is never memoized. 64 entries per thread (40 KiB, and a buffer of an
+// entry's own for a path longer than 64 bytes, as in the gate cache: at most
+// 68 KiB more), direct-mapped by a hash of the path,
 // shared by every lock of the platform (keyed by the lock's uid); a request
 // takes another's entry only the second time in a row it is refused it, so
 // that requests spread over thousands of paths do not rewrite the memo at

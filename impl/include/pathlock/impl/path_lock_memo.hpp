@@ -306,17 +306,18 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
       // as they are then. (Records outlive the entries they serve: reading
       // one is safe.)
       const typename PlanMemoEntry::Step& refused = memo.entry->step[start.held];
-      const std::uint64_t word = refused_word;
       const bool takes_word = ((std::uint32_t{memo.entry->word_steps} >> start.held) & 1U) != 0;
-      const bool other_set = takes_word && Gates::admitted(word) != 0 &&
-                             Gates::admitted(word) != Gates::admitted(refused.expect);
-      if (Gates::generation(word) != Gates::generation(refused.expect) || other_set) memo.entry->lock_uid = 0;
+      const bool other_set = takes_word && Gates::admitted(refused_word) != 0 &&
+                             Gates::admitted(refused_word) != Gates::admitted(refused.expect);
+      if (Gates::generation(refused_word) != Gates::generation(refused.expect) || other_set) {
+        memo.entry->lock_uid = 0;
+      }
       // Only the last step left, a take of a word another thread holds (a
       // path written in turn): it may queue at its gate, and nothing needs
       // the plan unless it cannot (take_rest_slowly, plan_of).
       if (takes_word && start.held + 1 == start.planned) {
-        start.last_word = {refused.record, Gates::generation(refused.expect), word, memo.path.data(), refused.length,
-                           refused.mode.index};
+        start.last_word = {refused.record, Gates::generation(refused.expect), refused_word, memo.path.data(),
+                           refused.length, refused.mode.index};
         return start;
       }
       start.plan = &plan_of(request, start, scratch);  // the rest is taken slowly, in order
