@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <future>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -395,6 +396,57 @@ TEST(PlanMemo, ARefusalOnOneLockDoesNotCountForAnother) {
     EXPECT_EQ(PathLockTestPeer::memoized_steps(lock, hot), 3U);
     EXPECT_EQ(PathLockTestPeer::memoized_steps(other, once), 0U);
   });
+}
+
+// A write from the memo that finds its path's word taken holds it briefly
+// from then on (path_lock_memo.hpp: CONTENDED WORDS): that acquire and its
+// next kShortHolds hits give the word back before their slots are cleared,
+// each hit that takes the word at once counts one down, and then the
+// cheaper order returns. Exclusion holds in either order.
+TEST(PlanMemo, AWriteThatFoundItsWordTakenHoldsItBrieflyUntilItComesAtOnceAgain) {
+  PathLock lock(impl::path_rwa_joined_scheme());
+  const model::Request write = model::write(P("/a/b")).request();
+  std::promise<void> memoized;
+  std::promise<void> held;
+  std::thread writer([&] {
+    EXPECT_EQ(taken_twice(lock, write), 3U);
+    {
+      auto hit = lock.acquire(write);
+      EXPECT_FALSE(PathLockTestPeer::gives_words_back_first(hit)) << "uncontended: the cheaper order";
+    }
+    EXPECT_EQ(PathLockTestPeer::short_holds(lock, write), 0U);
+    memoized.set_value();
+    held.get_future().wait();
+    {
+      auto waited = lock.acquire(write);  // its hit finds the word taken, and queues at the gate
+      EXPECT_EQ(waited.status(), AcquireStatus::kGranted);
+      EXPECT_TRUE(PathLockTestPeer::gives_words_back_first(waited));
+      EXPECT_EQ(PathLockTestPeer::short_holds(lock, write), PathLockTestPeer::kShortHolds);
+      EXPECT_EQ(tried_elsewhere(lock, write), AcquireStatus::kWouldBlock);
+    }
+    for (unsigned left = PathLockTestPeer::kShortHolds; left > 0; --left) {
+      auto hit = lock.acquire(write);
+      EXPECT_TRUE(PathLockTestPeer::gives_words_back_first(hit)) << left << " brief holds left";
+      EXPECT_EQ(tried_elsewhere(lock, write), AcquireStatus::kWouldBlock);
+      EXPECT_EQ(tried_elsewhere(lock, model::read(P("/a")).request()), AcquireStatus::kWouldBlock);
+      hit.release();
+      EXPECT_EQ(PathLockTestPeer::short_holds(lock, write), left - 1);
+    }
+    auto hit = lock.acquire(write);
+    EXPECT_FALSE(PathLockTestPeer::gives_words_back_first(hit)) << "the cheaper order, back";
+  });
+  memoized.get_future().wait();
+  // This thread's third write is a hit of its own memo: it holds the word.
+  EXPECT_EQ(taken_twice(lock, write), 3U);
+  auto holder = lock.acquire(write);
+  EXPECT_NE(PathLockTestPeer::taken(lock, "/a/b"), 0U) << "held by the word";
+  held.set_value();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (lock.waiting_acquisitions() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  EXPECT_EQ(lock.waiting_acquisitions(), 1U) << "the writer did not queue at the gate";
+  holder.release();
+  writer.join();
+  EXPECT_EQ(lock.check_invariants(), "");
 }
 
 }  // namespace

@@ -147,6 +147,18 @@ struct PathLockTestPeer {
     const auto found = lock.look_up_plan_memo(request);
     return found.match == Lock::MemoMatch::kHit ? found.entry->steps : 0;
   }
+  // How many more of the calling thread's hits of `request` in `lock`
+  // hold its word briefly (path_lock_memo.hpp: CONTENDED WORDS); 0: the
+  // cheaper order, or not memoized.
+  static unsigned short_holds(const Lock& lock, const model::Request& request) {
+    const auto found = lock.look_up_plan_memo(request);
+    return found.match == Lock::MemoMatch::kHit ? found.entry->short_holds : 0U;
+  }
+  static constexpr unsigned kShortHolds = Lock::PlanMemoEntry::kShortHolds;
+  // Whether `guard`'s release gives its words back before clearing its slots.
+  static bool gives_words_back_first(const Lock::Guard& guard) {
+    return guard.words_back_ == decltype(guard.words_back_)::kFirst;
+  }
   // Whether the lock-wide gate index names `path`'s entry's record, under
   // the path's tag.
   static bool indexed(const Lock& lock, std::string_view path) {

@@ -147,7 +147,8 @@
 // withdrawn with every step after it (taken slowly, in order). A release
 // clears its slots, fences once, and drains each gate that closed
 // meanwhile. (On x86 a write from the plan memo, below, lets a locked
-// instruction it issues anyway be each fence.) Only the first
+// instruction it issues anyway be each fence, unless its word is
+// contended.) Only the first
 // P::thread_slot() numbers (Gates::kBlocks, 128) have a block; a thread
 // numbered beyond takes the slow path. A thread finds the gate through its
 // own cache of (lock, path text) -> (gate record, generation), filled when it takes the entry slowly (a folder at
@@ -285,7 +286,13 @@
 // is of a new generation (its entry was evicted), or open with another set
 // than the one a take expects, the memo's entry is dropped, and the next
 // wholly fast acquire memoizes the gates as they are then; a gate closed or
-// taken (contention, which passes) leaves it. A plan with a step taken slowly
+// taken (contention, which passes) leaves it. A write below a folder that
+// found its word taken or queued for holds it briefly for its next hits
+// (CONTENDED WORDS in impl/path_lock_memo.hpp): taken last, after a fence
+// of its own and its folders' words re-read, and given back before its
+// slots are cleared, as is a word granted at its gate's queue; so writers
+// of one path in turn mostly find it given back already, and pass its
+// line between them about once a write, not two and a half times. A plan with a step taken slowly
 // is never memoized. 64 entries per thread (40 KiB, and a buffer of an
 // entry's own for a path longer than 64 bytes, as in the gate cache: at most
 // 68 KiB more), direct-mapped by a hash of the path,
@@ -317,7 +324,9 @@
 // from the plan memo costs one fence to acquire and one to release, plus a
 // compare-exchange and an exchange-add for a written leaf's exclusive gate;
 // on x86 a write issues no fence (those two are its fences: two locked
-// instructions in all, as a std::mutex lock+unlock), a read still two. See
+// instructions in all, as a std::mutex lock+unlock), a read still two, and
+// a write whose word was lately contended, or granted at its gate's queue,
+// two as well (CONTENDED WORDS). See
 // the README for measured times against std::mutex, std::shared_mutex and a
 // map of shared_mutexes.
 //
@@ -770,6 +779,12 @@ class BasicPathLock {
   // read-modify-write after the last clear, so the fence is
   // impl::fence_beside_locked_rmw (the compiler's alone on x86).
   enum class ClearsOrdered : std::uint8_t { kNotYet, kByLockedRmw };
+  // When a guard's release gives its words back (the holds of exclusive
+  // steps): after clearing its slots, the give-back being the clears' fence
+  // on x86 (kLockedRmwIsFence), or before anything else, so that the word's
+  // hold ends as soon as it can (CONTENDED WORDS, path_lock_memo.hpp), and
+  // the clears take a fence of their own (as they do elsewhere anyway).
+  enum class WordsBack : std::uint8_t { kAfterSlots, kFirst };
   template <typename ForEachGate>
   [[gnu::always_inline]] inline void drain_closed_gates(ForEachGate&& for_each_gate,
                                                         ClearsOrdered ordered = ClearsOrdered::kNotYet) noexcept;
@@ -900,6 +915,7 @@ class BasicPathLock<P>::Guard {
 
  private:
   friend class BasicPathLock;
+  friend struct impl::PathLockTestPeer;
   static constexpr std::size_t kInline = 32;
   Guard(BasicPathLock* lock, impl::TaskId id) : lock_(lock), id_(id) {}
   struct Held {
@@ -935,6 +951,7 @@ class BasicPathLock<P>::Guard {
   BasicPathLock* lock_ = nullptr;
   impl::TaskId id_ = 0;
   AcquireStatus status_ = AcquireStatus::kReleased;
+  WordsBack words_back_ = WordsBack::kAfterSlots;
   std::size_t count_ = 0;
   // Only inline_.at[0, min(count_, kInline)) is ever read: left
   // uninitialised (not even each hold's mode), since initialising 32 holds

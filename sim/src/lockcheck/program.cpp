@@ -271,6 +271,19 @@ std::vector<LockProgram> builtin_programs() {
               "plans once a reader closed the gate",
               {{{call(write(p("/a"))), call(write(p("/a"))), call(write(p("/a")))}},
                {{call(write(p("/a"))), call(write(p("/a"))), call(write(p("/a"))), call(read(p("/a")))}}}),
+      // Thread 0's third write of /a comes from its memo; if thread 1 holds
+      // /a's word then, it queues, and its fourth holds the word briefly
+      // (CONTENDED WORDS, path_lock_memo.hpp): a fence of its own, the
+      // root's gate re-read, then the word taken, last; its release gives
+      // the word back before it clears its root slot. Thread 1's read of /
+      // closes the root's gate on that slot: the release must still drain
+      // it. (Written with /a/b and a reader of /a, no schedule with two
+      // shards keeping one idle entry each reached the brief order.)
+      program("plan-memo-short-hold",
+              "a write from the memo that waited for its word takes it last and gives it back first from then on; a "
+              "reader of the root closes the root's gate meanwhile",
+              {{{call(write(p("/a"))), call(write(p("/a"))), call(write(p("/a"))), call(write(p("/a")))}},
+               {{call(write(p("/a"))), call(write(p("/a"))), call(read(p("/")))}}}),
       program("fast-readers-and-a-writer", "readers of one path hold it fast (R admitted) until a writer closes its gate",
               {{{call(read(p("/a/b"))), call(read(p("/a/b")))}}, {{call(read(p("/a/b"))), call(read(p("/a/b")))}},
                {{call(write(p("/a/b")))}}}),

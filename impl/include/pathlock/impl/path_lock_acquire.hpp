@@ -334,16 +334,30 @@ void BasicPathLock<P>::Guard::release() noexcept {
     // given back after them, then one fence and each cleared slot's gate
     // looked at (drained if closed meanwhile) at the end. A word given back
     // is a seq_cst read-modify-write after the last clear: on x86, the fence.
+    // A contended word (WordsBack::kFirst) goes back before the clears, and
+    // they take a fence of their own.
     // (The request's holds end together: the order they are let go in
     // matters to nobody.)
     bool cleared = false;
     std::size_t words = 0;
     const Held* word = nullptr;  // the first word hold met (a one-path write's only one)
+    const auto give_back = [&](const Held& h) __attribute__((always_inline)) {
+      impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);
+      return lock_->release_exclusive(h.gate, h.mode, h.successor);
+    };
+    const bool words_first = words_back_ == WordsBack::kFirst;
+    if (words_first) {
+      // A word others wait for (or lately did): its hold ends here, before
+      // the clears below and their fence.
+      for_each_held_backwards([&](const Held& h) __attribute__((always_inline)) {
+        if (h.gate != nullptr && h.via == FastVia::kWord) give_back(h);
+      });
+    }
     for_each_held_backwards([&](const Held& h) __attribute__((always_inline)) {
       if (h.gate == nullptr) {
         lock_->release_node(h.node, h.mode, id_);
       } else if (h.via == FastVia::kWord) {
-        if (words++ == 0) word = &h;
+        if (!words_first && words++ == 0) word = &h;  // (given back above, if words_first)
       } else {
         impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);  // a fast hold knows its gate, not its path
         leave_reader(h.via, h.slot, h.gate, h.mode);
@@ -354,17 +368,14 @@ void BasicPathLock<P>::Guard::release() noexcept {
     // machine's is the give-back itself).
     std::atomic_signal_fence(std::memory_order_seq_cst);
     auto ordered = ClearsOrdered::kNotYet;
-    const auto give_back = [&](const Held& h) __attribute__((always_inline)) {
-      impl::observe<P>(impl::LockEvent::kReleased, {}, id_, h.mode);
-      if (lock_->release_exclusive(h.gate, h.mode, h.successor) == WordRelease::kGivenBack) {
-        ordered = ClearsOrdered::kByLockedRmw;
-      }
+    const auto give_back_after_clears = [&](const Held& h) __attribute__((always_inline)) {
+      if (give_back(h) == WordRelease::kGivenBack) ordered = ClearsOrdered::kByLockedRmw;
     };
     if (words == 1) {
-      give_back(*word);
+      give_back_after_clears(*word);
     } else if (words > 1) {
       for_each_held_backwards([&](const Held& h) __attribute__((always_inline)) {
-        if (h.gate != nullptr && h.via == FastVia::kWord) give_back(h);
+        if (h.gate != nullptr && h.via == FastVia::kWord) give_back_after_clears(h);
       });
     }
     if (cleared) {
@@ -382,19 +393,27 @@ void BasicPathLock<P>::Guard::release() noexcept {
     count_ = 0;
     heap_.clear();
     status_ = AcquireStatus::kReleased;
+    words_back_ = WordsBack::kAfterSlots;
     return;
   }
   count_ = 0;
   heap_.clear();
   status_ = AcquireStatus::kReleased;
+  words_back_ = WordsBack::kAfterSlots;
 }
 
 template <typename P>
 BasicPathLock<P>::Guard::Guard(Guard&& other) noexcept
-    : lock_(other.lock_), id_(other.id_), status_(other.status_), count_(other.count_), heap_(std::move(other.heap_)) {
+    : lock_(other.lock_),
+      id_(other.id_),
+      status_(other.status_),
+      words_back_(other.words_back_),
+      count_(other.count_),
+      heap_(std::move(other.heap_)) {
   std::copy(other.inline_.at, other.inline_.at + std::min(count_, kInline), inline_.at);
   other.count_ = 0;
   other.status_ = AcquireStatus::kReleased;
+  other.words_back_ = WordsBack::kAfterSlots;
 }
 
 template <typename P>
@@ -405,11 +424,13 @@ typename BasicPathLock<P>::Guard& BasicPathLock<P>::Guard::operator=(Guard&& oth
     lock_ = other.lock_;
     id_ = other.id_;
     status_ = other.status_;
+    words_back_ = other.words_back_;
     count_ = other.count_;
     heap_ = std::move(other.heap_);
     std::copy(other.inline_.at, other.inline_.at + std::min(count_, kInline), inline_.at);
     other.count_ = 0;
     other.status_ = AcquireStatus::kReleased;
+    other.words_back_ = WordsBack::kAfterSlots;
   }
   return *this;
 }

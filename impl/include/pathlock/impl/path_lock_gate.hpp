@@ -47,7 +47,9 @@
 // fence per acquire and one per release, not a locked instruction per
 // step; on x86 a memo write's take of its word (a locked compare-exchange)
 // is its acquire's fence, and giving it back (a locked xadd, after the
-// clears) its release's (kLockedRmwIsFence; a word handed on fences).
+// clears) its release's (kLockedRmwIsFence; a word handed on fences), but
+// for a word lately contended, taken after the fence and given back before
+// the clears (CONTENDED WORDS, path_lock_memo.hpp).
 //
 // An exclusive gate (a mode that conflicts with itself, such as W on a
 // path that is only written) admits one holder at a time, so a slot, which
@@ -117,7 +119,10 @@
 // back) wakes it if it sleeps (seq_cst: Dekker again). The head marks its sleep
 // on the gate's line too (head_sleeps): a give-back with a tail set reads the
 // mark on the line its fetch_sub fetched, and fetches the head's own line only
-// to wake it.
+// to wake it. A word granted here is contended (the queue is reached only
+// once a take was refused, or by a slow step): its release gives it back (or
+// hands it on) before it clears the request's slots (WordsBack::kFirst;
+// CONTENDED WORDS, path_lock_memo.hpp).
 
 #include <algorithm>
 #include <array>
@@ -994,6 +999,9 @@ template <typename P>
     }
   }
   hold_fast(guard, nullptr, FastVia::kWord, nullptr, g, step.mode, step.lock, static_cast<std::uint8_t>(successor));
+  // Reached once a take was refused: a word others want (CONTENDED WORDS,
+  // path_lock_memo.hpp). Free by the time we came, it costs a fence at most.
+  guard.words_back_ = WordsBack::kFirst;
   return GateQueue::kGranted;
 }
 

@@ -13,6 +13,33 @@
 // prefix there; the acquire plans the request and takes the rest slowly, in
 // plan order (and drops the entry if that gate is of a new generation, or
 // open with another set than a take expects).
+//
+// CONTENDED WORDS. A write from the memo takes its path's word (an
+// exclusive gate's) in one of two orders. Uncontended, the cheaper: the
+// take is done first, out of plan order, and is the fence between the
+// folders' slot stores and their words' re-reads (on x86, where a locked
+// instruction is a fence), and the release gives the word back after
+// clearing the slots, the give-back being their fence: two locked
+// instructions in all, as a std::mutex. But the word is then held across
+// the re-reads, the acquire's return and the release's clears, and where
+// two threads write one path in turn that is long enough for the other's
+// take to arrive mid-hold: the take fetches the word's line from the
+// holder, whose give-back fetches it back, and the waiter queues and fetches
+// it again; about two and a half line trips a handover. So a hit that
+// found its word taken or queued for holds it briefly for the entry's next
+// kShortHolds hits (PlanMemoEntry::short_holds; each hit that takes the
+// word at once counts one down): a fence of its own, the folders re-read,
+// then the word taken, last, in plan order; and its release
+// (WordsBack::kFirst) gives the word back before anything else, then clears
+// the slots and fences. Held only from its take to the caller's release,
+// the word is mostly given back before the other writer asks for it, so
+// the writers pass the line between them about once a write (two threads
+// writing one path on 2 cores, when written: 18 M/s before, 26 to 28
+// after; a lone writer's hits never find the word taken, and keep the
+// cheaper order: 31 M/s either way). A write with no folder before its
+// word (a write of the root, or global-mutex's one lock) has nothing to
+// re-read or clear, and keeps the cheaper order. A word granted at the
+// gate's queue goes back first too (queue_at_gate).
 // Part of the template's definitions: include path_lock_definitions.hpp,
 // not this.
 
@@ -53,6 +80,16 @@ struct BasicPathLock<P>::PlanMemoEntry {
   MemoShape shape = MemoShape::kReadOne;
   std::uint8_t steps = 0;
   std::uint16_t word_steps = 0;  // bit i: step i took its gate's word (FastVia::kWord)
+  // Hits left that hold the word briefly (CONTENDED WORDS, above): set to
+  // kShortHolds by a hit that found its word taken or queued for, one less
+  // at each hit that takes it at once; 0: the cheaper order.
+  std::uint8_t short_holds = 0;
+  // Hits in a row that take the word at once before the cheaper order
+  // returns. Two writers of one path in the brief order find it taken
+  // only now and then; with 8 they fell back to the cheap order between
+  // refusals (22 M/s when written, 2 threads on 2 cores), with 64 or 255
+  // they stayed (28 M/s).
+  static constexpr std::uint8_t kShortHolds = 64;
   // This thread's slot block (SlotCursor::slots) in the lock's gates, if a
   // step set a slot, and the thread number it is the block of. A hit uses
   // it only while the thread still has that number: a thread's number
@@ -131,6 +168,7 @@ void BasicPathLock<P>::memoize_plan(const MemoLookup& lookup, std::span<const Fa
   e.shape = lookup.shape;
   e.steps = static_cast<std::uint8_t>(granted.size());
   e.word_steps = 0;
+  e.short_holds = 0;  // (not the previous request's contention)
   e.block = nullptr;
   for (std::size_t i = 0; i < granted.size(); ++i) {
     const FastAsk& a = granted[i];
@@ -223,8 +261,12 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   // ask loop looked, the word was taken for nothing and is given back below
   // (meanwhile the leaf's readers and writers found it taken: a race of a
   // few instructions' width). Elsewhere the steps are taken in plan order.
-  const std::size_t first_taken =
-      impl::kLockedRmwIsFence && worded != 0 ? static_cast<std::size_t>(std::countr_zero(worded)) : n;
+  // A word lately contended is taken in plan order, after the fence below,
+  // and given back first (CONTENDED WORDS, above).
+  const std::size_t first_taken = impl::kLockedRmwIsFence && worded != 0 && entry.short_holds == 0
+                                      ? static_cast<std::size_t>(std::countr_zero(worded))
+                                      : n;
+  if (entry.short_holds != 0) guard.words_back_ = WordsBack::kFirst;
   WordTake first_take = WordTake::kNotYet;
   if (first_taken < n) {
     impl::fence_beside_locked_rmw();
@@ -298,7 +340,9 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
     guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
     std::uint64_t refused_word = 0;
     start.held = take_memoized_plan(*memo.entry, memo.path, guard, refused_word);
-    if (start.held < start.planned) {
+    if (start.held == start.planned) {
+      if (memo.entry->short_holds != 0) --memo.entry->short_holds;  // its word came at once
+    } else {
       // A gate refused. Closed or taken: contention, which passes; the entry
       // stays. Of a new generation (its entry was evicted), or open with
       // another set than the one a take expects: the entry is dropped, so
@@ -307,6 +351,12 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
       // one is safe.)
       const typename PlanMemoEntry::Step& refused = memo.entry->step[start.held];
       const bool takes_word = ((std::uint32_t{memo.entry->word_steps} >> start.held) & 1U) != 0;
+      // Its word taken, or queued for: held briefly from now on, if
+      // folders come before it (a lone word has no hold to shorten).
+      if (takes_word && start.held > 0 &&
+          (Gates::taken(refused_word) != 0 || Gates::queue_tail(refused_word) != 0)) {
+        memo.entry->short_holds = PlanMemoEntry::kShortHolds;
+      }
       const bool other_set = takes_word && Gates::admitted(refused_word) != 0 &&
                              Gates::admitted(refused_word) != Gates::admitted(refused.expect);
       if (Gates::generation(refused_word) != Gates::generation(refused.expect) || other_set) {
