@@ -292,10 +292,10 @@
 // of its own and its folders' words re-read, and given back before its
 // slots are cleared, as is a word granted at its gate's queue; so writers
 // of one path in turn mostly find it given back already, and pass its
-// line between them about once a write, not two and a half times. A plan with a step taken slowly
-// is never memoized. 64 entries per thread (40 KiB, and a buffer of an
-// entry's own for a path longer than 64 bytes, as in the gate cache: at most
-// 68 KiB more), direct-mapped by a hash of the path,
+// line between them about once a write, not two and a half times. A plan
+// with a step taken slowly is never memoized. 64 entries per thread (40 KiB,
+// and a buffer of an entry's own for a path longer than 64 bytes, as in the
+// gate cache: at most 68 KiB more), direct-mapped by a hash of the path,
 // shared by every lock of the platform (keyed by the lock's uid); a request
 // takes another's entry only the second time in a row it is refused it, so
 // that requests spread over thousands of paths do not rewrite the memo at
