@@ -157,7 +157,7 @@ struct PathLockTestPeer {
   static constexpr unsigned kShortHolds = Lock::PlanMemoEntry::kShortHolds;
   // Whether `guard`'s release gives its words back before clearing its slots.
   static bool gives_words_back_first(const Lock::Guard& guard) {
-    return guard.words_back_ == decltype(guard.words_back_)::kFirst;
+    return guard.words_back_ == Lock::WordsBack::kFirst;
   }
   // Whether the lock-wide gate index names `path`'s entry's record, under
   // the path's tag.

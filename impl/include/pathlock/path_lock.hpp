@@ -533,6 +533,14 @@ class BasicPathLock {
   // in the gate record (a counted reader), or the word itself (a mode that
   // conflicts with itself).
   enum class FastVia : std::uint8_t { kSlot, kCount, kWord };
+  // When a guard's release gives its words back (the holds of exclusive
+  // steps): after clearing its slots, the give-back being the clears' fence
+  // on x86 (kLockedRmwIsFence), or before anything else, so that the word's
+  // hold ends as soon as it can (CONTENDED WORDS, path_lock_memo.hpp), and
+  // the clears take a fence of their own (as they do elsewhere anyway).
+  // (Declared here, before AsyncCompletion's complete(Guard) needs Guard
+  // whole: Guard keeps one.)
+  enum class WordsBack : std::uint8_t { kAfterSlots, kFirst };
   // A memoized plan's take of an exclusive step's word: not tried yet, or
   // tried (take_memoized_plan).
   enum class WordTake : std::uint8_t { kNotYet, kTaken, kRefused };
@@ -779,12 +787,6 @@ class BasicPathLock {
   // read-modify-write after the last clear, so the fence is
   // impl::fence_beside_locked_rmw (the compiler's alone on x86).
   enum class ClearsOrdered : std::uint8_t { kNotYet, kByLockedRmw };
-  // When a guard's release gives its words back (the holds of exclusive
-  // steps): after clearing its slots, the give-back being the clears' fence
-  // on x86 (kLockedRmwIsFence), or before anything else, so that the word's
-  // hold ends as soon as it can (CONTENDED WORDS, path_lock_memo.hpp), and
-  // the clears take a fence of their own (as they do elsewhere anyway).
-  enum class WordsBack : std::uint8_t { kAfterSlots, kFirst };
   template <typename ForEachGate>
   [[gnu::always_inline]] inline void drain_closed_gates(ForEachGate&& for_each_gate,
                                                         ClearsOrdered ordered = ClearsOrdered::kNotYet) noexcept;
