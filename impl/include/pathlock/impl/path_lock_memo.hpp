@@ -263,10 +263,11 @@ std::size_t BasicPathLock<P>::take_memoized_plan(const PlanMemoEntry& entry, std
   // few instructions' width). Elsewhere the steps are taken in plan order.
   // A word lately contended is taken in plan order, after the fence below,
   // and given back first (CONTENDED WORDS, above).
-  const std::size_t first_taken = impl::kLockedRmwIsFence && worded != 0 && entry.short_holds == 0
+  const WordsBack words_back = entry.short_holds != 0 ? WordsBack::kFirst : WordsBack::kAfterSlots;
+  guard.words_back_ = words_back;
+  const std::size_t first_taken = impl::kLockedRmwIsFence && worded != 0 && words_back == WordsBack::kAfterSlots
                                       ? static_cast<std::size_t>(std::countr_zero(worded))
                                       : n;
-  if (entry.short_holds != 0) guard.words_back_ = WordsBack::kFirst;
   WordTake first_take = WordTake::kNotYet;
   if (first_taken < n) {
     impl::fence_beside_locked_rmw();
