@@ -38,16 +38,19 @@ struct CountingMutex {
   std::mutex mu;
 };
 
+// A clock whose every read is kMicroseconds after the last.
+template <int kMicroseconds>
+struct MicrosecondsPerRead {
+  std::chrono::nanoseconds::rep operator()() const noexcept {
+    static std::chrono::nanoseconds::rep ticks = 0;
+    ticks += std::chrono::nanoseconds(std::chrono::microseconds(kMicroseconds)).count();
+    return ticks;
+  }
+};
+
 struct ScriptedPlatform : impl::StdPlatform {
   // Every read is 20 us after the last: a round ends at its first look at the clock.
-  struct TwentyMicrosecondsPerRead {
-    std::chrono::nanoseconds::rep operator()() const noexcept {
-      static std::chrono::nanoseconds::rep ticks = 0;
-      ticks += std::chrono::nanoseconds(std::chrono::microseconds(20)).count();
-      return ticks;
-    }
-  };
-  using Clock = testing_support::TestClock<TwentyMicrosecondsPerRead>;
+  using Clock = testing_support::TestClock<MicrosecondsPerRead<20>>;
   using Mutex = CountingMutex;
   using CondVar = std::condition_variable_any;
   static void pause() {
@@ -55,6 +58,12 @@ struct ScriptedPlatform : impl::StdPlatform {
     if (g_script.on_pause) g_script.on_pause();
   }
   static void yield() noexcept { ++g_script.yields; }
+};
+
+// The same, but each clock read is one microsecond after the last: a round
+// is twenty looks at the clock, and the yields within it can be counted.
+struct MicrosecondPerReadPlatform : ScriptedPlatform {
+  using Clock = testing_support::TestClock<MicrosecondsPerRead<1>>;
 };
 
 }  // namespace pathlock::spin_test
@@ -155,6 +164,30 @@ TEST_F(GateQueueSpinTest, AfterTheSpinTheQueuedThreadLooksAgainOnlyUnderItsMutex
   });
   EXPECT_EQ(g_script.locks, 1);
   EXPECT_EQ(looks, kRound + kYieldsBeforeSleep + 1) << "a look between the spin and the mutex";
+}
+
+// With more threads than cores, the thread a FIFO queue hands the lock to
+// may be off its core, and spinners that keep theirs keep it off: a waiter
+// yields within a round too, every kYieldEvery (path_lock_waiter.hpp).
+using MicrosecondLock = BasicPathLock<spin_test::MicrosecondPerReadPlatform>;
+
+TEST_F(SpinTest, AWaiterYieldsTheCoreEveryFewMicrosecondsWithinARound) {
+  using Spin = Peer::SpinConstants<MicrosecondLock>;
+  constexpr long kLooksPerRound = std::chrono::microseconds(Spin::kRoundLength).count();  // a microsecond a look
+  constexpr long kLooksPerYield = std::chrono::microseconds(Spin::kYieldEvery).count();
+  static_assert(kLooksPerYield > 0 && kLooksPerYield < kLooksPerRound);
+  Peer::SpinningWaiter<MicrosecondLock> slow;
+  // Granted just after the round's last look but one: every yield of the
+  // round has come by then.
+  constexpr long kLooksBeforeGrant = kLooksPerRound - 1;
+  const long granted_at = kLooksBeforeGrant * Spin::kPausesPerClockLook + 1;
+  g_script.on_pause = [&] {
+    if (g_script.pauses == granted_at) slow.grant();
+  };
+  EXPECT_TRUE(slow.spin_for_grant());
+  EXPECT_EQ(g_script.pauses, granted_at);
+  // One yield at each look kYieldEvery after the round's start or the last yield.
+  EXPECT_EQ(g_script.yields, kLooksBeforeGrant / kLooksPerYield) << "a waiter kept its core for a whole round";
 }
 
 }  // namespace

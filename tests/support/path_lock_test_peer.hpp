@@ -188,6 +188,13 @@ struct PathLockTestPeer {
     shard.find(path, path_hash(path))->gate->key.assign(other);
   }
 
+  // A waiter's spin constants, on any platform L (path_lock_waiter.hpp).
+  template <typename L>
+  struct SpinConstants {
+    static constexpr auto kRoundLength = L::Waiter::kSpinFor;
+    static constexpr auto kYieldEvery = L::Waiter::kYieldEvery;
+    static constexpr long kPausesPerClockLook = L::Waiter::kSpinClockEvery;
+  };
   // A waiting acquisition's spin, on any platform L: a waiter whose entry's
   // grant count is watch_entry's (none: no entry to watch), granted by grant().
   template <typename L>

@@ -123,7 +123,10 @@
 // rounds of 20 us (a lock released within microseconds is handed over
 // without a sleep and a wake-up), another round while its entry granted
 // somebody in the last one (up to 64: a long queue of short holds stays
-// awake, no convoy of wake-ups), then sleeps on its own condition variable. The
+// awake, no convoy of wake-ups), then sleeps on its own condition variable.
+// Within a round it yields every 2 us: with more threads than cores, the
+// thread FIFO hands the lock to next may be off its core, and a spinner
+// that kept its own would keep it off (Waiter::kYieldEvery). The
 // releasing thread grants it under the shard lock: a waiter still spinning
 // by one compare-exchange, after which the releaser never touches it (no
 // mutex, no notify: the handoff's only shared write); a sleeper is marked
