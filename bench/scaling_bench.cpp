@@ -10,6 +10,8 @@
 //   ahead         every workload at the top thread count >= 4x the best baseline
 //   uncontended   a depth-4 write acquire+release <= 4x a std::mutex lock+unlock, no allocation
 //   memory        bytes per idle lock entry (the bound: active + shards x max idle)
+// and shows the conflicting workload at 2 and 4 threads per hardware thread
+// too, for PathLock, std::mutex and the bare FIFO locks (no target).
 //
 //   scaling_bench [--seed=N] [--summary=FILE] [Google Benchmark flags]
 //
@@ -230,10 +232,24 @@ std::vector<int> thread_counts() {
   return out;
 }
 
+// The conflicting workload also runs at kOversubscribed x the hardware's
+// threads, for PathLock and the one-lock baselines a FIFO handoff is judged
+// against (the summary's "more threads than CPUs"): there the thread a FIFO
+// queue hands the lock to next is often off its CPU.
+enum class Oversubscribe : std::uint8_t { kNo, kAlso };
+std::vector<int> oversubscribed_thread_counts() {
+  std::vector<int> out;
+  for (const int per_cpu : pathlock::bench::kOversubscribed) out.push_back(per_cpu * thread_counts().back());
+  return out;
+}
+
 template <typename F>
-void register_case(const std::string& name, F body) {
+void register_case(const std::string& name, F body, Oversubscribe oversubscribe = Oversubscribe::kNo) {
   auto* b = benchmark::RegisterBenchmark(name.c_str(), body);
   for (int t : thread_counts()) b->Threads(t);
+  if (oversubscribe == Oversubscribe::kAlso) {
+    for (int t : oversubscribed_thread_counts()) b->Threads(t);
+  }
   b->UseRealTime();
   // The summary judges each target against this spread (summary_reporter.hpp).
   b->ComputeStatistics(pathlock::bench::kRelativeMad, pathlock::bench::relative_mad, benchmark::kPercentage);
@@ -251,14 +267,16 @@ void register_all() {
   static std::vector<std::unique_ptr<AbslPathTable>> absl_tables;
   static std::vector<std::unique_ptr<PathLock>> path_locks;
   static std::vector<std::unique_ptr<pathlock::bench::OwnMutexPerThread>> own_mutexes;
+  const auto& recommended = pathlock::impl::path_rwa_joined_scheme();
   for (Workload w : kAllWorkloads) {
     const std::string wn(to_string(w));
     const auto key = [&wn](std::size_t i) { return std::string(kBaselineNames[i].key) + "/" + wn; };
-    register_case(key(0), [w](benchmark::State& st) { baseline_case(st, one_mutex, w); });
+    const Oversubscribe also = w == Workload::kConflicting ? Oversubscribe::kAlso : Oversubscribe::kNo;
+    register_case(key(0), [w](benchmark::State& st) { baseline_case(st, one_mutex, w); }, also);
     auto* t = tickets.emplace_back(std::make_unique<TicketLock>()).get();
-    register_case(key(1), [w, t](benchmark::State& st) { baseline_case(st, *t, w); });
+    register_case(key(1), [w, t](benchmark::State& st) { baseline_case(st, *t, w); }, also);
     auto* m = mcs_locks.emplace_back(std::make_unique<McsLock>()).get();
-    register_case(key(2), [w, m](benchmark::State& st) { baseline_case(st, *m, w); });
+    register_case(key(2), [w, m](benchmark::State& st) { baseline_case(st, *m, w); }, also);
     register_case(key(3), [w](benchmark::State& st) { baseline_case(st, one_shared_mutex, w); });
     auto* n = naive.emplace_back(std::make_unique<NaiveMapOfSharedMutex>()).get();
     register_case(key(4), [w, n](benchmark::State& st) { baseline_case(st, *n, w); });
@@ -271,13 +289,13 @@ void register_all() {
     for (const auto* scheme : pathlock::impl::builtin_schemes()) {
       auto* l = path_locks.emplace_back(std::make_unique<PathLock>(*scheme, kAnyScheme)).get();
       register_case("PathLock/" + scheme->name() + "/" + wn,
-                    [w, l](benchmark::State& st) { path_lock_case(st, *l, w); });
+                    [w, l](benchmark::State& st) { path_lock_case(st, *l, w); },
+                    scheme == &recommended ? also : Oversubscribe::kNo);
     }
   }
   if (thread_counts().size() > 1) {
     benchmark::RegisterBenchmark(kCoreToCore, core_to_core_case)->Iterations(1)->Repetitions(kProbesDuringRun);
   }
-  const auto& recommended = pathlock::impl::path_rwa_joined_scheme();
   benchmark::RegisterBenchmark(("Memory/idle-entry/" + recommended.name()).c_str(),
                                [&recommended](benchmark::State& st) { memory_case(st, recommended); })
       ->Iterations(1);
@@ -317,6 +335,7 @@ int main(int argc, char** argv) {
   return pathlock::bench::run_with_summary(argc, argv, register_all, [&wire](const auto& figures, int cpus) {
     if (wire.at_start_ns > 0) wire.at_end_ns = core_to_core_ns();
     wire.during_ns = g_probes_during_ns;
-    return pathlock::bench::scaling_summary(figures, cpus, thread_counts(), g_seed, wire);
+    return pathlock::bench::scaling_summary(figures, cpus, thread_counts(), g_seed, wire,
+                                            oversubscribed_thread_counts());
   });
 }

@@ -104,8 +104,14 @@ struct WireProbes {
 inline constexpr double kMachineMovedRatio = 2.0;
 inline constexpr int kProbesDuringRun = 20;
 
+// Threads per hardware thread at which the conflicting workload runs too,
+// for PathLock and the one-lock baselines (the summary's "more threads than
+// CPUs"; information, no target).
+inline constexpr std::array<int, 2> kOversubscribed{2, 4};
+
 inline std::string scaling_summary(const FigureTable& figures, int cpus, const std::vector<int>& threads,
-                                   std::uint64_t seed, const WireProbes& probes = {}) {
+                                   std::uint64_t seed, const WireProbes& probes = {},
+                                   const std::vector<int>& oversubscribed = {}) {
   const auto figure = [&](const std::string& key, Workload w, int t) -> const Figures* {
     auto it = figures.find(key + "/" + std::string(to_string(w)) + "/real_time/threads:" + std::to_string(t));
     return it == figures.end() ? nullptr : &it->second;
@@ -413,6 +419,55 @@ inline std::string scaling_summary(const FigureTable& figures, int cpus, const s
          " MiB); a lock with the default options takes " +
          fixed(mem->second.counter("bytes_per_default_lock") / 1024, 0) +
          " KiB before its first entry (its shards and gate index)");
+  }
+  // More threads than CPUs: where every request conflicts, the thread a
+  // FIFO queue hands the lock to next is often off its CPU.
+  const Workload conflicting = Workload::kConflicting;
+  std::vector<int> over_threads;
+  for (const int t : oversubscribed) {
+    if (t > top && rate(recommended, conflicting, t) > 0) over_threads.push_back(t);
+  }
+  if (!over_threads.empty()) {
+    line("");
+    line("**more threads than CPUs**, " + std::string(to_string(conflicting)) + ": " +
+         std::string(describe(conflicting)) + ", at " + std::to_string(top) + " threads and at more (information, " +
+         "no target). A FIFO lock hands each release to the thread queued next, which there is often one the OS "
+         "took off its CPU: until it is back, nobody moves. std::mutex lets a running thread take the lock "
+         "past the sleepers it wakes, so it keeps its rate, and gives up FIFO for it.");
+    line("");
+    std::string columns = "| lock | " + std::to_string(top) + "T |";
+    std::string divider = "|---|---:|";
+    for (const int t : over_threads) {
+      columns += " " + std::to_string(t) + "T |";
+      divider += "---:|";
+    }
+    line(columns);
+    line(divider);
+    const std::array<std::pair<std::string, std::string>, 4> over_locks{{
+        {std::string(kBaselineNames[0].key), std::string(kBaselineNames[0].label)},
+        {std::string(kTicketLock), std::string(kBaselineNames[1].label)},
+        {std::string(kMcsLock), std::string(kBaselineNames[2].label)},
+        {recommended, "PathLock " + impl::path_rwa_joined_scheme().name()},
+    }};
+    for (const auto& [key, label] : over_locks) {
+      std::string row = "| " + label + " | " + mops(rate(key, conflicting, top)) + " |";
+      for (const int t : over_threads) row += " " + mops(rate(key, conflicting, t)) + " |";
+      line(row);
+    }
+    line("");
+    for (const int t : over_threads) {
+      const double mine = rate(recommended, conflicting, t);
+      const Handoff h = fifo_handoff(conflicting, t);
+      const double mutex_rate = rate(std::string(kBaselineNames[0].key), conflicting, t);
+      const double one = rate(recommended, conflicting, 1);
+      line("- " + std::to_string(t) + " threads on " + std::to_string(cpus) + " CPUs: PathLock " +
+           impl::path_rwa_joined_scheme().name() + " runs " + mops(mine) + " M/s" +
+           (one > 0 ? ", " + fixed(100 * mine / one, 1) + "% of its 1-thread rate" : std::string()) + "; " +
+           (h.rate > 0 ? ratio(mine, h.rate) + " " + h.named + " (the faster bare FIFO lock here, " + mops(h.rate) +
+                             " M/s)"
+                       : std::string("no bare FIFO lock ran")) +
+           (mutex_rate > 0 ? ", " + ratio(mine, mutex_rate) + " std::mutex" : std::string()));
+    }
   }
   return out;
 }

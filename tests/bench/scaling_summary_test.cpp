@@ -4,9 +4,11 @@
 // reported as met or missed.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scaling_summary.hpp"
@@ -406,6 +408,49 @@ TEST(ScalingSummary, UncontendedCostIsADepthFourWriteOverAStdMutex) {
 
 // What the reporter keeps of a benchmark's aggregates, whichever order they
 // come in: the median's figures, the robust spread, the repetitions.
+// Conflicting at 1, 2, 4 and 8 threads on 2 CPUs: PathLock, std::mutex and
+// the bare FIFO locks, as the run gives them at 2x and 4x the CPUs.
+FigureTable oversubscribed_run() {
+  FigureTable figures;
+  const std::pair<std::string, std::array<double, 4>> locks[] = {
+      {kRecommended, {30e6, 27e6, 0.6e6, 0.2e6}},
+      {"Baseline/std-mutex", {90e6, 33e6, 31e6, 30e6}},
+      {"Baseline/ticket-lock", {200e6, 45e6, 0.1e6, 0.05e6}},
+      {"Baseline/mcs-lock", {100e6, 16e6, 0.15e6, 0.04e6}},
+  };
+  for (const auto& [lock, rates] : locks) {
+    const int threads[] = {1, 2, 4, 8};
+    for (std::size_t i = 0; i < rates.size(); ++i) {
+      figures[key(lock, Workload::kConflicting, threads[i])] = run_of(rates[i], threads[i], 0);
+    }
+  }
+  return figures;
+}
+
+TEST(ScalingSummary, MoreThreadsThanCpusAreShownBesideTheFifoLocksAndStdMutex) {
+  const std::string summary = scaling_summary(oversubscribed_run(), 2, {1, 2}, 7, {}, {4, 8});
+  const std::size_t at = summary.find("**more threads than CPUs**, conflicting: every thread writes /hot/folder/sub/object");
+  ASSERT_NE(at, std::string::npos) << summary;
+  const std::string section = summary.substr(at);  // (the tables above have rows of the same locks)
+  EXPECT_EQ(line_of(section, "| lock | 2T |"), "| lock | 2T | 4T | 8T |");
+  EXPECT_EQ(line_of(section, "| PathLock path-rwa-joined |"), "| PathLock path-rwa-joined | 27.00 | 0.60 | 0.20 |");
+  EXPECT_EQ(line_of(section, "| std::mutex"), "| std::mutex (one lock for every request) | 33.00 | 31.00 | 30.00 |");
+  // The faster bare FIFO lock at each count: the MCS lock at 4, the ticket lock at 8.
+  EXPECT_EQ(line_of(section, "- 4 threads on 2 CPUs:"),
+            "- 4 threads on 2 CPUs: PathLock path-rwa-joined runs 0.60 M/s, 2.0% of its 1-thread rate; 4.00x a bare "
+            "MCS queue lock (the faster bare FIFO lock here, 0.15 M/s), 0.02x std::mutex");
+  EXPECT_EQ(line_of(section, "- 8 threads on 2 CPUs:"),
+            "- 8 threads on 2 CPUs: PathLock path-rwa-joined runs 0.20 M/s, 0.7% of its 1-thread rate; 4.00x a bare "
+            "ticket lock (the faster bare FIFO lock here, 0.05 M/s), 0.01x std::mutex");
+}
+
+TEST(ScalingSummary, ARunWithoutMoreThreadsThanCpusShowsNoSuchSection) {
+  // None asked for, or asked for and filtered out of the run.
+  EXPECT_EQ(scaling_summary(oversubscribed_run(), 2, {1, 2}, 7).find("more threads than CPUs"), std::string::npos);
+  EXPECT_EQ(scaling_summary(oversubscribed_run(), 2, {1, 2}, 7, {}, {16}).find("more threads than CPUs"),
+            std::string::npos);
+}
+
 TEST(SummaryReporter, KeepsTheMedianAndTheRobustSpreadOfEachRun) {
   using Run = benchmark::BenchmarkReporter::Run;
   const auto aggregate = [](const std::string& name, double value) {
