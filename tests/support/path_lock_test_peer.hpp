@@ -141,6 +141,21 @@ struct PathLockTestPeer {
     Lock::GateCacheEntry* cache = Lock::gate_cache(Lock::GateCacheUse::kLookOnly);
     if (cache != nullptr && gate_cached(lock, path)) cache[gate_cache_index(path_hash(path))].lock_uid = 0;
   }
+  // The gate record of `path`'s entry (nullptr: no entry), and the one its
+  // record's folder hint `i` names (path_lock_gate.hpp: FOLDER HINTS).
+  static const void* gate_record(const Lock& lock, std::string_view path) {
+    const Lock::Node* n = node(lock, path);
+    return n == nullptr ? nullptr : n->gate;
+  }
+  static const void* folder_hint(const Lock& lock, std::string_view path, std::size_t i) {
+    return node(lock, path)->gate->folder_hints.at(i).load();
+  }
+  static constexpr std::size_t kFolderHints = Lock::GateRecord::kFolderHints;
+  static constexpr std::size_t kGateRecordBytes = sizeof(Lock::GateRecord);  // path_lock.hpp says 192
+  // Points `path`'s folder hint `i` at the gate record of `other`'s entry.
+  static void misdirect_folder_hint(Lock& lock, std::string_view path, std::size_t i, std::string_view other) {
+    node(lock, path)->gate->folder_hints.at(i).store(node(lock, other)->gate);
+  }
   // How many steps the calling thread's plan memo holds for `request` in
   // `lock` (0: it does not know the request).
   static std::size_t memoized_steps(const Lock& lock, const model::Request& request) {

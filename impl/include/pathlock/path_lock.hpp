@@ -161,6 +161,13 @@
 // lock-wide index:
 // a thread takes fast a gate that another thread opened, though it never
 // took the path itself (what it finds so joins its cache by the same rule).
+// A one-path request that its thread's plan memo (below) misses looks its
+// target's gate up first: the target's record names its folders' gates (up
+// to 4, on the record's third line) as the last acquire that took every
+// step fast through it found them, and each is read as the index's records
+// are (the word, the path's copy, the generation again), so that a tree too
+// big for the thread's cache costs no folder a hash or a look there
+// (FOLDER HINTS, impl/path_lock_gate.hpp).
 // The cache keeps paths of any length (impl::CachedKey): 512 entries of 120
 // bytes, 60 KiB, and a buffer of an entry's own for a path longer than 64
 // bytes, kept for its next long path (at most 544 KiB more, where every
@@ -691,6 +698,9 @@ class BasicPathLock {
   // the index), if its word admits `mode` now; `ask` names it (no slot set).
   [[gnu::always_inline]] inline bool look_up_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode,
                                                   FastAsk& ask) noexcept;
+  // The end of ask_fast, for the gate `ask` names: a reader's slot set
+  // (publish_ask), a take's word read (settle_fast takes it).
+  [[gnu::always_inline]] inline bool ask_found(FastAsk& ask, impl::TaskId task, SlotCursor& cursor) noexcept;
   // A blocking step in a mode that conflicts with itself, at its open
   // exclusive gate: takes the word if it is free and nobody queues, else
   // queues at the gate (the tail in its word) and takes it in turn
@@ -726,6 +736,13 @@ class BasicPathLock {
   // holds `key` in the generation read and its gate admits `mode` (not yet
   // a hold: ask_fast publishes a slot, settle_fast re-reads the word).
   bool find_indexed_gate(std::string_view key, std::uint64_t hash, impl::ModeId mode, FastAsk& ask) noexcept;
+  // Whether record g is the gate of `key` (it holds the path in the
+  // generation its word was read in, and admits `mode`): kFound (`ask`
+  // names it), kOther (another path's, or not admitting), or kMoved (a new
+  // generation began while it was read).
+  enum class GateRead : std::uint8_t { kFound, kOther, kMoved };
+  [[gnu::always_inline]] inline GateRead read_gate(GateRecord* g, std::string_view key, impl::ModeId mode,
+                                                   FastAsk& ask) noexcept;
   // REQUIRES: node->shard->mu held. index_gate: the entry's gate just opened;
   // its record takes a slot of its path's bucket that is free or names a
   // closed gate, if there is one. unindex_gate: its record retired; the
