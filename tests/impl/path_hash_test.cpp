@@ -136,7 +136,7 @@ TEST(PathHash, TreePathsSpreadOverShardsBucketsAndTheGateCache) {
     const std::uint64_t h = path_hash(p);
     distinct.insert(h);
     low.push_back(h);
-    high.push_back(h >> 40);  // the lock's shard comes from the high bits
+    high.push_back(shard_index(h, 64));  // the lock's shard (its hash's high bits), of 64
   }
   EXPECT_EQ(distinct.size(), paths.size()) << "no two paths of the tree share a hash";
   // A uniform hash puts at most about twice the mean in the fullest bucket

@@ -49,6 +49,23 @@ Path gate_index_collider(std::string_view path) {
   }
 }
 
+// A three-deep path /x<k>/y/z (the first k that fits) whose entry, in a
+// lock of two shards, lands on the shard of `leaf`'s and its folders' on
+// the other: where each shard keeps one idle entry, the new path's entry
+// is the one that takes `leaf`'s evicted one (node and gate record), its
+// folders being made on the other shard first.
+Path deeper_path_on_the_shard_of(std::string_view leaf) {
+  constexpr std::size_t kShards = 2;
+  const auto shard = [](std::string_view path) { return impl::shard_index(impl::path_hash(path), kShards); };
+  const std::size_t target = shard(leaf);
+  for (std::size_t k = 0;; ++k) {
+    const std::string folder = fmt::format("/x{}", k);
+    if (shard(folder) != target && shard(folder + "/y") != target && shard(folder + "/y/z") == target) {
+      return p(folder + "/y/z");
+    }
+  }
+}
+
 // Two paths of one memo_hash, differing in their second byte (memo_hash
 // reads a long path's middle and last eight bytes only), so one entry of a
 // thread's plan memo: it must tell them apart by their text. One component
@@ -191,6 +208,7 @@ std::vector<LockProgram> builtin_programs() {
   using model::rename;
   using model::write;
   const auto hold = AfterGrant::kHoldToEnd;
+  const Path stale_hinted = deeper_path_on_the_shard_of("/a/b");
   return {
       // A thread's first request on a path takes it slowly (opening its
       // gate) and learns where the gate is; its second may take it fast.
@@ -307,6 +325,22 @@ std::vector<LockProgram> builtin_programs() {
                  call(read(p("/a/b")), WaitStyle::kBlocking, hold)}},
                {{call(read(p("/b/c")), WaitStyle::kBlocking, hold), call(write(p("/a")), WaitStyle::kBlocking, hold),
                  call(write(p("/w")), WaitStyle::kTimed)}}}),
+      // Thread 1 holds /a open while thread 0 reads /a/b twice: the second
+      // read, wholly fast, leaves /a/b's gate record naming the gates of /
+      // and /a (FOLDER HINTS). Thread 0 then reads a deeper path, made so
+      // that (two shards keeping one idle entry each) its entry evicts
+      // /a/b's and takes its record, hints and all; its second read of it
+      // (unmemoized: the first was slow) finds the target's gate first and
+      // reads those hints, the one of its first folder naming /a's record,
+      // open, which must not let the step through. Thread 0 then waits
+      // (timed) for /a/c, holding the deeper path, and thread 1's write of
+      // that path's first folder must wait until it lets go.
+      program("stale-folder-hint", "a gate record reused by a deeper path keeps the old path's folder hints: they "
+              "must not let the new path's folders through other folders' gates",
+              {{{call(read(p("/a/b"))), call(read(p("/a/b"))), call(read(stale_hinted)),
+                 call(read(stale_hinted), WaitStyle::kBlocking, hold), call(write(p("/a/c")), WaitStyle::kTimed)}},
+               {{call(read(p("/a/c")), WaitStyle::kBlocking, hold),
+                 call(write(stale_hinted.parent().parent()))}}}),
       // /a and a sibling that shares its entry of a thread's gate cache:
       // thread 0 learns /a's gate while thread 1 holds /a open, then reads
       // below the sibling, which thread 1 writes.

@@ -85,6 +85,12 @@ inline std::uint64_t path_hash(std::string_view text) noexcept {
   return word(a + n - 8) == word(b + n - 8);
 }
 
+// The shard of a path's entry, in a lock of `shards` shards (a power of
+// two): the hash's high bits, so that the low bits pick the bucket.
+inline constexpr std::size_t shard_index(std::uint64_t hash, std::size_t shards) noexcept {
+  return static_cast<std::size_t>(hash >> 40) & (shards - 1);
+}
+
 // A thread's gate cache is direct-mapped: this many entries, one per hash
 // modulo the count (path_lock.hpp: GATES).
 inline constexpr std::size_t kGateCacheEntries = 512;

@@ -1108,11 +1108,13 @@ void BasicPathLock<P>::drain_closed_gates(ForEachGate&& for_each_gate, ClearsOrd
 // path's copy, the generation again), and is looked up as before only if
 // the record no longer holds its path in an open generation, or no hint
 // names one. A hint is a guess, never trusted: records are never freed,
-// and a record of another path or generation only fails read_gate. It
-// spares each folder a hash and a look in the thread's gate cache (whose
-// 512 entries a tree of 585 folders and 4,096 objects overflows): mixed,
-// one thread, 129.5 -> 119.5 ns an acquire+release when written (no other
-// request's steps, hence no other acquire's order, change).
+// and a record of another path or generation only fails read_gate (a
+// target's record reused by a deeper path keeps the old path's hints:
+// check-lock's stale-folder-hint). It spares each folder a hash and a look
+// in the thread's gate cache (whose 512 entries a tree of 585 folders and
+// 4,096 objects overflows): mixed, one thread, 129.5 -> 119.5 ns an
+// acquire+release when written (no other request's steps, hence no other
+// acquire's order, change).
 template <typename P>
 std::size_t BasicPathLock<P>::take_fast_prefix(std::span<const impl::StepView> steps, Guard& guard,
                                                const MemoLookup* memo) noexcept {

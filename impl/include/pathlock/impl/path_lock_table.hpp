@@ -246,8 +246,7 @@ struct alignas(64) BasicPathLock<P>::Shard {
 
 template <typename P>
 typename BasicPathLock<P>::Shard& BasicPathLock<P>::shard_for(std::uint64_t hash) const noexcept {
-  // The high bits pick the shard, the low bits the bucket.
-  return shards_[(hash >> 40) & shard_mask_];
+  return shards_[impl::shard_index(hash, shard_mask_ + 1)];
 }
 
 template <typename P>
