@@ -633,6 +633,7 @@ class BasicPathLock {
     MemoShape shape = MemoShape::kReadOne;
     std::string_view path;  // the request's one path
     std::uint64_t hash = 0;  // impl::memo_hash(path)
+    std::uint64_t path_hash = 0;  // impl::path_hash(path), on a miss only (start_fast)
     PlanMemoEntry* entry = nullptr;  // kHit only
   };
   MemoLookup look_up_plan_memo(const model::Request& request) const noexcept;

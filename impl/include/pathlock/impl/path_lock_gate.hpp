@@ -1123,9 +1123,13 @@ std::size_t BasicPathLock<P>::take_fast_prefix(std::span<const impl::StepView> s
   FastAsk* const asked = room.asks;
   SlotCursor cursor;
   const std::size_t last = std::min(steps.size(), Gates::kSlotsPerBlock) - 1;
-  const std::uint64_t last_hash = impl::path_hash(steps[last].lock);
   // A memoizable request (one path) whose plan is its folders, then it.
   const bool hinted = memo != nullptr && last >= 1 && last <= GateRecord::kFolderHints && last + 1 == steps.size();
+  // (start_fast hashed the request's path: the last step's, where it is
+  // the request's own text.)
+  const bool hashed = hinted && steps[last].lock.data() == memo->path.data() &&
+                      steps[last].lock.size() == memo->path.size();
+  const std::uint64_t last_hash = hashed ? memo->path_hash : impl::path_hash(steps[last].lock);
   std::array<GateRecord*, GateRecord::kFolderHints> hints{};
   FastAsk target;  // hinted: the target's gate, looked up first (record nullptr: not found)
   if (hinted) {

