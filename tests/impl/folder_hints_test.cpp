@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "pathlock/path_lock.hpp"
-#include "support/fresh_thread.hpp"
 #include "pathlock/sim/rng.hpp"
+#include "support/fresh_thread.hpp"
 #include "support/path_lock_support.hpp"
 #include "support/path_lock_test_peer.hpp"
 #include "support/watchdog.hpp"
