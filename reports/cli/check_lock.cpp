@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +64,40 @@ std::string replay_command(const CheckLockCliOptions& o, const impl::Scheme& sch
       r.setting.shards, r.setting.max_idle, o.allocation_failures, r.schedule);
 }
 
+// --part K/N: the cases whose index (in the order they run, from 0) is K - 1
+// modulo N. Dealt round-robin, so each part gets a share of every program.
+struct Part {
+  std::size_t k = 1;
+  std::size_t n = 1;
+  bool runs(std::size_t index) const noexcept { return index % n == k - 1; }
+  std::size_t cases_of(std::size_t total) const noexcept { return total / n + (total % n >= k ? 1 : 0); }
+};
+
+constexpr std::size_t kMostParts = 1000;
+
+Part parse_part(const std::string& text) {
+  const auto bad = [&](const std::string& why) {
+    return InputError(InputProblem::kBadParameter, fmt::format("--part {}: {}", text, why));
+  };
+  const auto slash = text.find('/');
+  const auto whole = [](std::string_view digits) -> std::optional<std::size_t> {
+    if (digits.empty() || digits.size() > 9) return std::nullopt;
+    std::size_t v = 0;
+    for (const char c : digits) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + static_cast<std::size_t>(c - '0');
+    }
+    return v;
+  };
+  if (slash == std::string::npos) throw bad("expected K/N, two whole numbers (part K of N)");
+  const auto k = whole(std::string_view(text).substr(0, slash));
+  const auto n = whole(std::string_view(text).substr(slash + 1));
+  if (!k || !n) throw bad("expected K/N, two whole numbers (part K of N)");
+  if (*n < 1 || *n > kMostParts) throw bad(fmt::format("N must be 1 to {}", kMostParts));
+  if (*k < 1 || *k > *n) throw bad(fmt::format("K must be 1 to N ({})", *n));
+  return Part{*k, *n};
+}
+
 nlohmann::json case_json(const impl::Scheme& scheme, const CaseResult& r) {
   return {{"scheme", scheme.name()},
           {"program", r.program},
@@ -103,11 +139,26 @@ int run_check_lock(const CheckLockCliOptions& o) {
                      "--schedule replays one run: name one --program, one scheme, and one value each for "
                      "--gates, --shards and --max-idle");
   }
+  const Part part = o.part.empty() ? Part{} : parse_part(o.part);
+  if (!o.part.empty() && !o.schedule.empty()) {
+    throw InputError(InputProblem::kBadParameter, "--part splits a check, --schedule replays one run: pass one of them");
+  }
+  const std::size_t all_cases = programs.size() * settings.size() * schemes.size();
+  if (part.n > all_cases) {
+    throw InputError(InputProblem::kBadParameter,
+                     fmt::format("--part {}: {} part(s) of {} case(s) would leave a part with none (N at most {})",
+                                 o.part, part.n, all_cases, all_cases));
+  }
+  const std::size_t total = part.cases_of(all_cases);
   fmt::print("check-lock: {} program(s) x {} setting(s) x {} scheme(s); exhaustive to {} preemption(s), then {} "
              "PCT run(s) per case; allocation failures {}; seed {}\n",
              programs.size(), settings.size(), schemes.size(), o.preemptions, o.runs, o.allocation_failures, o.seed);
+  if (part.n != 1) {
+    fmt::print("part {} of {}: {} of the {} case(s), numbers {}, {}, {} and so on\n", part.k, part.n, total, all_cases,
+               part.k, part.k + part.n, part.k + 2 * part.n);
+  }
   const bool progress = isatty(STDERR_FILENO) != 0;
-  const std::size_t total = programs.size() * settings.size() * schemes.size();
+  std::size_t index = 0;  // of every case, in this part or not
   std::size_t done = 0;
   std::size_t failed = 0;
   std::size_t inconclusive = 0;
@@ -117,6 +168,7 @@ int run_check_lock(const CheckLockCliOptions& o) {
     for (const auto& program : programs) {
       for (const auto& setting : settings) {
         if (o.fail_fast && failed != 0) break;
+        if (!part.runs(index++)) continue;
         if (progress) {
           std::fprintf(stderr, "\rcase %zu of %zu: %s, %s\x1b[K", done + 1, total, program.name.c_str(),
                        sim::lockcheck::describe(setting).c_str());
@@ -162,6 +214,7 @@ int run_check_lock(const CheckLockCliOptions& o) {
                           {"pct_runs", o.runs},
                           {"allocation_failures", o.allocation_failures},
                           {"verdict", verdict},
+                          {"part", o.part.empty() ? nlohmann::json() : nlohmann::json(o.part)},
                           {"cases", cases}}
                .dump(2)
         << '\n';

@@ -180,6 +180,7 @@ struct CheckLockCliOptions {
   std::string schedule;                   // replay one run (one program, one setting)
   std::string json_out;
   bool fail_fast = false;                 // stop at the first failing case
+  std::string part;                       // "K/N": every N-th case from the K-th; empty: every case
 };
 int run_check_lock(const CheckLockCliOptions& options);
 

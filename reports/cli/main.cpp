@@ -309,6 +309,9 @@ int main(int argc, char** argv) {
   check_lock_cmd->add_option("--schedule", check_lock.schedule, "Replay one run (as printed by a failure)");
   check_lock_cmd->add_option("--json", check_lock.json_out, "Also write the result as JSON to this file");
   check_lock_cmd->add_flag("--fail-fast", check_lock.fail_fast, "Stop at the first failing case");
+  check_lock_cmd->add_option("--part", check_lock.part,
+                             "K/N: run every N-th case from the K-th (1 <= K <= N <= 1000), so N processes split one "
+                             "check");
 
   pathlock::cli::PromelaCliOptions promela;
   auto* promela_cmd = app.add_subcommand(

@@ -613,3 +613,40 @@ TEST(Cli, BucketListingsWithBadKeys) {
 }
 
 }  // namespace
+
+// check-lock --part K/N: the parts' cases are the whole check's, each once,
+// dealt round-robin; a part that is not K/N of at most the cases is refused.
+TEST(Cli, CheckLockPartsSplitTheCasesWithoutOverlapOrGap) {
+  const ScratchFolder dir("pathlock-cli-check-lock-part");
+  const std::string check =
+      "check-lock --program long-plan --program try-rolls-back --preemptions 0 --runs 1 --allocation-failures off";
+  const auto cases_of = [&](const std::string& extra, const std::string& name) {
+    const std::string json = (dir.path() / name).string();
+    const CliRun r = run(check + extra + " --json " + json);
+    EXPECT_EQ(r.status, 0) << r.output;
+    std::vector<std::string> out;
+    const auto result = nlohmann::json::parse(slurp(json));
+    for (const auto& c : result.at("cases")) {
+      out.push_back(c.at("program").get<std::string>() + ", " + c.at("setting").get<std::string>());
+    }
+    return std::make_pair(out, r.output);
+  };
+  const auto [whole, whole_output] = cases_of("", "whole.json");
+  ASSERT_EQ(whole.size(), 16U) << whole_output;  // 2 programs x 8 settings
+  std::vector<std::string> dealt(whole.size());
+  for (std::size_t k = 1; k <= 3; ++k) {
+    const auto [part, output] = cases_of(fmt::format(" --part {}/3", k), fmt::format("part{}.json", k));
+    EXPECT_NE(output.find(fmt::format("part {} of 3: {} of the 16 case(s)", k, part.size())), std::string::npos)
+        << output;
+    for (std::size_t i = 0; i < part.size(); ++i) dealt.at(k - 1 + 3 * i) = part[i];
+  }
+  EXPECT_EQ(dealt, whole);
+  expect_rejected({
+      {"check-lock --part 0/3", "--part 0/3: K must be 1 to N (3)"},
+      {"check-lock --part 2", "--part 2: expected K/N"},
+      {"check-lock --part 1/1001", "N must be 1 to 1000"},
+      {"check-lock --program long-plan --part 1/9", "9 part(s) of 8 case(s) would leave a part with none"},
+      {"check-lock --program long-plan --gates on --shards 1 --max-idle 0 --part 1/2 --schedule x",
+       "--part splits a check, --schedule replays one run"},
+  }, 2);
+}

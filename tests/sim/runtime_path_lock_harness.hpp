@@ -164,6 +164,16 @@ struct Searched {
   Coverage coverage;
 };
 
+// The bound of a two-thread search that needs two preemptions to reach every
+// race it aims at: one under a sanitizer, where the two-preemption search
+// took about two minutes a test (against 6-8 s in the release build, which
+// runs it in full); the one-preemption schedules still reach each race.
+#ifdef PATHLOCK_SANITIZED
+inline constexpr std::size_t kTwoPreemptionsOrOneSanitized = 1;
+#else
+inline constexpr std::size_t kTwoPreemptionsOrOneSanitized = 2;
+#endif
+
 // Exhaustive within `bound` preemptions; prints what it explored and how long it took.
 Searched search(const char* what, const std::function<Program()>& make, std::size_t bound);
 

@@ -27,7 +27,7 @@ TEST(RuntimePathLockRaces, DeadlineAgainstGrant) {
   CallsOptions options{.statuses = std::make_shared<Statuses>()};
   const Searched s = search("write /a, write /a/b for 1 ms", [&] {
     return calls({acquire(write("/a")), acquire_for(write("/a/b"), 1ms)}, options);
-  }, 2);
+  }, kTwoPreemptionsOrOneSanitized);
   EXPECT_EQ(s.result.outcome, ExploreOutcome::kAllPassed) << describe_failure(s.result);
   EXPECT_TRUE(options.statuses->saw(1, AcquireStatus::kGranted));
   EXPECT_TRUE(options.statuses->saw(1, AcquireStatus::kTimedOut));

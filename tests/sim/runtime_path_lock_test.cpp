@@ -48,10 +48,11 @@ void expect_passes_and_waits(const Searched& s) {
   EXPECT_GT(s.coverage.slept, 0u);
 }
 
+// (Within one under a sanitizer: kTwoPreemptionsOrOneSanitized.)
 TEST(RuntimePathLock, TwoConflictingWritesWithinTwoPreemptions) {
   expect_passes_and_waits(search("write /a, write /a/b", [] {
     return calls({acquire(write("/a")), acquire(write("/a/b"))});
-  }, 2));
+  }, kTwoPreemptionsOrOneSanitized));
 }
 
 TEST(RuntimePathLock, TwoWritesAndAReaderWithinOnePreemption) {
