@@ -117,6 +117,7 @@ nlohmann::json case_json(const impl::Scheme& scheme, const CaseResult& r) {
 }  // namespace
 
 int run_check_lock(const CheckLockCliOptions& o) {
+  const Part part = o.part.empty() ? Part{} : parse_part(o.part);
   const auto schemes = resolve_schemes({o.schemes, o.scheme_files, o.order}, WhenNoneNamed::kRecommended);
   const auto settings = chosen_settings(o);
   const auto programs = chosen_programs(o);
@@ -139,7 +140,6 @@ int run_check_lock(const CheckLockCliOptions& o) {
                      "--schedule replays one run: name one --program, one scheme, and one value each for "
                      "--gates, --shards and --max-idle");
   }
-  const Part part = o.part.empty() ? Part{} : parse_part(o.part);
   if (!o.part.empty() && !o.schedule.empty()) {
     throw InputError(InputProblem::kBadParameter, "--part splits a check, --schedule replays one run: pass one of them");
   }
@@ -154,8 +154,8 @@ int run_check_lock(const CheckLockCliOptions& o) {
              "PCT run(s) per case; allocation failures {}; seed {}\n",
              programs.size(), settings.size(), schemes.size(), o.preemptions, o.runs, o.allocation_failures, o.seed);
   if (part.n != 1) {
-    fmt::print("part {} of {}: {} of the {} case(s), numbers {}, {}, {} and so on\n", part.k, part.n, total, all_cases,
-               part.k, part.k + part.n, part.k + 2 * part.n);
+    fmt::print("part {} of {}: {} of the {} case(s) (case {}, then one in every {})\n", part.k, part.n, total,
+               all_cases, part.k, part.n);
   }
   const bool progress = isatty(STDERR_FILENO) != 0;
   std::size_t index = 0;  // of every case, in this part or not

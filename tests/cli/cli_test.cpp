@@ -615,7 +615,8 @@ TEST(Cli, BucketListingsWithBadKeys) {
 }  // namespace
 
 // check-lock --part K/N: the parts' cases are the whole check's, each once,
-// dealt round-robin; a part that is not K/N of at most the cases is refused.
+// dealt round-robin; a part that is not K/N of at most the cases is refused
+// (allocation failures off: a sanitizer build refuses them first).
 TEST(Cli, CheckLockPartsSplitTheCasesWithoutOverlapOrGap) {
   const ScratchFolder dir("pathlock-cli-check-lock-part");
   const std::string check =
@@ -642,11 +643,11 @@ TEST(Cli, CheckLockPartsSplitTheCasesWithoutOverlapOrGap) {
   }
   EXPECT_EQ(dealt, whole);
   expect_rejected({
-      {"check-lock --part 0/3", "--part 0/3: K must be 1 to N (3)"},
-      {"check-lock --part 2", "--part 2: expected K/N"},
-      {"check-lock --part 1/1001", "N must be 1 to 1000"},
-      {"check-lock --program long-plan --part 1/9", "9 part(s) of 8 case(s) would leave a part with none"},
-      {"check-lock --program long-plan --gates on --shards 1 --max-idle 0 --part 1/2 --schedule x",
+      {"check-lock --part 0/3 --allocation-failures off", "--part 0/3: K must be 1 to N (3)"},
+      {"check-lock --part 2 --allocation-failures off", "--part 2: expected K/N"},
+      {"check-lock --part 1/1001 --allocation-failures off", "N must be 1 to 1000"},
+      {"check-lock --program long-plan --part 1/9 --allocation-failures off", "9 part(s) of 8 case(s) would leave a part with none"},
+      {"check-lock --program long-plan --gates on --shards 1 --max-idle 0 --part 1/2 --schedule x --allocation-failures off",
        "--part splits a check, --schedule replays one run"},
   }, 2);
 }

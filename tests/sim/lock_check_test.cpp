@@ -254,8 +254,8 @@ TEST(FifoLedger, JudgesTheSchemesOwnPromise) {
 // recommended one), the gate on and off, every schedule with one preemption
 // (cut at 2,000 runs): no false overtake from the gate's count-then-look, and
 // every queued waiter is granted or withdrawn by the end. Under a sanitizer,
-// cut at 300 runs (as check_lock_bounded_*): there the full search took
-// 213 s, against 21 s in the release build, which runs it.
+// cut at 300 runs: there the full search took 213 s, against 21 s in the
+// release build, which runs it.
 TEST(LockCheck, TheLockKeepsFifoOnTheProgramsAimedAtIt) {
   CheckLockOptions options = quick_options(AllocationFailures::kOff, 1);
 #ifdef PATHLOCK_SANITIZED
