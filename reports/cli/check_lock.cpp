@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -81,13 +82,10 @@ Part parse_part(const std::string& text) {
   };
   const auto slash = text.find('/');
   const auto whole = [](std::string_view digits) -> std::optional<std::size_t> {
-    if (digits.empty() || digits.size() > 9) return std::nullopt;
     std::size_t v = 0;
-    for (const char c : digits) {
-      if (c < '0' || c > '9') return std::nullopt;
-      v = v * 10 + static_cast<std::size_t>(c - '0');
-    }
-    return v;
+    const char* end = digits.data() + digits.size();
+    const auto [stop, error] = std::from_chars(digits.data(), end, v);
+    return !digits.empty() && error == std::errc() && stop == end ? std::optional(v) : std::nullopt;
   };
   if (slash == std::string::npos) throw bad("expected K/N, two whole numbers (part K of N)");
   const auto k = whole(std::string_view(text).substr(0, slash));

@@ -612,8 +612,6 @@ TEST(Cli, BucketListingsWithBadKeys) {
   EXPECT_EQ(json["workloads"]["sweep"]["skipped_keys"], 2) << json["workloads"]["sweep"].dump();
 }
 
-}  // namespace
-
 // check-lock --part K/N: the parts' cases are the whole check's, each once,
 // dealt round-robin; a part that is not K/N of at most the cases is refused
 // (allocation failures off: a sanitizer build refuses them first).
@@ -646,8 +644,11 @@ TEST(Cli, CheckLockPartsSplitTheCasesWithoutOverlapOrGap) {
       {"check-lock --part 0/3 --allocation-failures off", "--part 0/3: K must be 1 to N (3)"},
       {"check-lock --part 2 --allocation-failures off", "--part 2: expected K/N"},
       {"check-lock --part 1/1001 --allocation-failures off", "N must be 1 to 1000"},
-      {"check-lock --program long-plan --part 1/9 --allocation-failures off", "9 part(s) of 8 case(s) would leave a part with none"},
+      {"check-lock --program long-plan --part 1/9 --allocation-failures off",
+       "9 part(s) of 8 case(s) would leave a part with none"},
       {"check-lock --program long-plan --gates on --shards 1 --max-idle 0 --part 1/2 --schedule x --allocation-failures off",
        "--part splits a check, --schedule replays one run"},
   }, 2);
 }
+
+}  // namespace
